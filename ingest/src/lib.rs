@@ -1,0 +1,1 @@
+//! Reading CSV, TSV and Parquet input into strata tables.
