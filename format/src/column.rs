@@ -119,6 +119,8 @@ impl ColumnData {
         let nulls = match self {
             ColumnData::Fixed { nulls, .. } | ColumnData::Strings { nulls, .. } => nulls,
         };
-        nulls.as_ref().is_some_and(|n| n.get(i).copied().unwrap_or(false))
+        nulls
+            .as_ref()
+            .is_some_and(|n| n.get(i).copied().unwrap_or(false))
     }
 }

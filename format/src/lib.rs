@@ -1,13 +1,45 @@
 //! The strata on-disk table format.
 //!
-//! See SPEC.md at the repository root for the byte-level description.
+//! A table is a directory holding a `MANIFEST` and one file per block:
+//!
+//! ```text
+//! table/
+//!   MANIFEST        schema, blocks, per block and column: statistics and
+//!                   the offset, length and checksum of every section
+//!   b00000000.blk   block 0: header | column sections ... | footer
+//!   b00000001.blk   block 1
+//! ```
+//!
+//! Inside a block every column is stored value-sorted and deduplicated: the
+//! sorted distinct values (frame-of-reference packed keys, or 128-bit BLAKE3
+//! hashes for strings), a count per value and the rows of each value as
+//! run-coded row lists. String columns add their strings in byte order in
+//! prefix-coded, LZ4-compressed blocks of 128, the maps between hash order
+//! and string order, and an ASCII trigram index. SPEC.md at the repository
+//! root describes every byte.
+
+#[cfg(target_endian = "big")]
+compile_error!(
+    "strata's format is little-endian and read in place; big-endian targets are not supported"
+);
 
 pub mod column;
+pub mod encode;
 pub mod error;
+pub mod layout;
+pub mod manifest;
+pub mod packed;
+pub mod reader;
+pub mod rowlist;
+pub mod strings;
 pub mod types;
+pub mod varint;
+pub mod writer;
 
 pub use column::ColumnData;
+pub use encode::{encode_block, string_hash, EncodedBlock};
 pub use error::{FormatError, Result};
+pub use layout::{Section, FORMAT_VERSION};
+pub use reader::{ColumnChunk, ColumnStats, Dictionary, Keys, RowLists, RowValues, Table};
 pub use types::{DataType, Field, Schema};
-pub mod writer;
-pub use writer::{encode_block, EncodedBlock, TableWriter, WriteOptions, WriteSummary, DEFAULT_BLOCK_ROWS};
+pub use writer::{TableWriter, WriteOptions, WriteSummary, DEFAULT_BLOCK_ROWS};

@@ -1,10 +1,25 @@
-//! Writing tables: blocks are encoded (in parallel, by the caller) and written
-//! in order into a temporary directory that is renamed into place on finish.
+//! Writing tables atomically.
+//!
+//! A new table is written into a hidden temporary directory next to its final
+//! path and renamed into place by [`TableWriter::finish`]. An append writes new
+//! block files into the table directory (invisible until referenced) and then
+//! replaces the manifest by an atomic rename. Dropping an unfinished writer
+//! removes whatever it wrote.
 
+use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use zerocopy::little_endian::{U32, U64};
+
 use crate::column::ColumnData;
+use crate::encode::{encode_block, EncodedBlock};
 use crate::error::{FormatError, Result};
+use crate::layout::{
+    block_file_name, checksum, BlockEntry, APPEND_LOCK_FILE, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN,
+    MANIFEST_FILE, MAX_BLOCK_ROWS,
+};
+use crate::manifest::Manifest;
 use crate::types::Schema;
 
 /// The default number of rows per block: 2^19.
@@ -13,9 +28,10 @@ pub const DEFAULT_BLOCK_ROWS: usize = 1 << 19;
 /// Options for writing a table.
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
-    /// Rows per block (the last block may be shorter); 1..=2^19... any value up to 2^24.
+    /// Rows per block (the last block may be shorter), 1 to 2^24.
     pub block_rows: usize,
-    /// Call fsync on files and directories before publishing them.
+    /// fsync files and directories before publishing them (on by default;
+    /// tests may turn it off for speed).
     pub sync: bool,
 }
 
@@ -28,33 +44,6 @@ impl Default for WriteOptions {
     }
 }
 
-/// One block, encoded and ready to be written. Produced by [`encode_block`],
-/// which is pure and can run on many threads at once.
-#[derive(Debug)]
-pub struct EncodedBlock {
-    pub(crate) rows: u32,
-    pub(crate) bytes: Vec<u8>,
-}
-
-impl EncodedBlock {
-    /// Rows in the block.
-    pub fn rows(&self) -> usize {
-        self.rows as usize
-    }
-
-    /// Encoded size in bytes.
-    pub fn byte_len(&self) -> usize {
-        self.bytes.len()
-    }
-}
-
-/// Encodes one block: `columns[i]` holds the values of schema column `i`, all
-/// of the same length (1..=block_rows rows).
-pub fn encode_block(schema: &Schema, columns: Vec<ColumnData>) -> Result<EncodedBlock> {
-    let _ = (schema, columns);
-    Err(FormatError::InvalidInput("not yet implemented".into()))
-}
-
 /// What a finished write produced.
 #[derive(Debug, Clone, Default)]
 pub struct WriteSummary {
@@ -62,7 +51,7 @@ pub struct WriteSummary {
     pub rows: u64,
     /// Blocks in the table after the write.
     pub blocks: usize,
-    /// Bytes written by this write (data files and manifest).
+    /// Bytes written by this write (block files and manifest).
     pub bytes_written: u64,
 }
 
@@ -72,57 +61,260 @@ pub struct WriteSummary {
 /// writer is dropped before that, everything it wrote is removed.
 #[derive(Debug)]
 pub struct TableWriter {
+    /// The table's final path.
     path: PathBuf,
+    /// Where block files are written: a temporary directory for a new table,
+    /// the table itself for an append.
+    dir: PathBuf,
+    append: bool,
+    options: WriteOptions,
+    manifest: Manifest,
+    next_file_id: u64,
+    written_files: Vec<PathBuf>,
+    bytes_written: u64,
+    finished: bool,
 }
 
 impl TableWriter {
     /// Starts a new table at `path`, which must not exist yet.
     pub fn create(path: &Path, schema: Schema, options: WriteOptions) -> Result<TableWriter> {
-        let _ = (schema, options);
+        check_options(&options)?;
+        if path.exists() {
+            return Err(FormatError::AlreadyExists(path.to_path_buf()));
+        }
+        let name = path
+            .file_name()
+            .ok_or_else(|| {
+                FormatError::InvalidInput(format!("{} has no file name", path.display()))
+            })?
+            .to_string_lossy()
+            .into_owned();
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = parent.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
+        fs::create_dir(&dir).map_err(|e| FormatError::io("creating", &dir, e))?;
         Ok(TableWriter {
             path: path.to_path_buf(),
+            dir,
+            append: false,
+            manifest: Manifest {
+                schema,
+                block_rows: options.block_rows as u32,
+                rows: 0,
+                generation: 1,
+                blocks: Vec::new(),
+                chunks: Vec::new(),
+            },
+            options,
+            next_file_id: 0,
+            written_files: Vec::new(),
+            bytes_written: 0,
+            finished: false,
         })
     }
 
     /// Starts appending to the existing table at `path`; the table's schema is
-    /// kept and readers see either the old or the new table, never a mix.
+    /// kept and readers see either the old or the new table, never a mix. Only
+    /// one append at a time: a second one fails while the first holds
+    /// `APPEND.lock`.
     pub fn append(path: &Path, options: WriteOptions) -> Result<TableWriter> {
-        let _ = options;
-        Ok(TableWriter {
+        check_options(&options)?;
+        let manifest_path = path.join(MANIFEST_FILE);
+        let bytes = fs::read(&manifest_path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => FormatError::NotATable(path.to_path_buf()),
+            _ => FormatError::io("reading", &manifest_path, e),
+        })?;
+        let lock = path.join(APPEND_LOCK_FILE);
+        fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => FormatError::InvalidInput(format!(
+                    "{} exists: another append is running (or one crashed; remove the file if so)",
+                    lock.display()
+                )),
+                _ => FormatError::io("creating", &lock, e),
+            })?;
+        let mut writer = TableWriter {
             path: path.to_path_buf(),
-        })
+            dir: path.to_path_buf(),
+            append: true,
+            manifest: Manifest {
+                schema: Schema::default(),
+                block_rows: options.block_rows as u32,
+                rows: 0,
+                generation: 0,
+                blocks: Vec::new(),
+                chunks: Vec::new(),
+            },
+            options,
+            next_file_id: 0,
+            written_files: vec![lock],
+            bytes_written: 0,
+            finished: false,
+        };
+        let manifest = Manifest::decode(&manifest_path, &bytes)?;
+        writer.next_file_id = manifest.blocks.last().map_or(0, |b| b.file_id.get() + 1);
+        writer.manifest = Manifest {
+            generation: manifest.generation + 1,
+            ..manifest
+        };
+        Ok(writer)
     }
 
     /// The schema being written.
     pub fn schema(&self) -> &Schema {
-        unimplemented_schema()
+        &self.manifest.schema
     }
 
-    /// Rows per block this writer uses.
+    /// Rows per block this writer was asked to use.
     pub fn block_rows(&self) -> usize {
-        DEFAULT_BLOCK_ROWS
+        self.options.block_rows
     }
 
-    /// Encodes and writes one block (convenience for [`encode_block`] +
-    /// [`TableWriter::write_encoded`]).
+    /// Encodes and writes one block (shorthand for [`encode_block`] followed
+    /// by [`TableWriter::write_encoded`]).
     pub fn write_block(&mut self, columns: Vec<ColumnData>) -> Result<()> {
-        let _ = columns;
-        Err(FormatError::InvalidInput(format!("not yet implemented: {}", self.path.display())))
+        let block = encode_block(&self.manifest.schema, columns)?;
+        self.write_encoded(block)
     }
 
-    /// Writes an already encoded block after the previous ones.
+    /// Writes an already encoded block after the previous ones. The block must
+    /// have been encoded with this writer's schema.
     pub fn write_encoded(&mut self, block: EncodedBlock) -> Result<()> {
-        let _ = block;
-        Err(FormatError::InvalidInput("not yet implemented".into()))
+        if block.chunks.len() != self.manifest.schema.len() {
+            return Err(FormatError::InvalidInput(format!(
+                "block has {} columns, the table {}",
+                block.chunks.len(),
+                self.manifest.schema.len()
+            )));
+        }
+        if block.rows() > self.options.block_rows {
+            return Err(FormatError::InvalidInput(format!(
+                "block of {} rows is larger than the block size {}",
+                block.rows(),
+                self.options.block_rows
+            )));
+        }
+        let id = self.next_file_id;
+        let file = self.dir.join(block_file_name(id));
+        self.written_files.push(file.clone());
+        write_file(&file, &block.bytes, self.options.sync)?;
+        let len = block.bytes.len();
+        let mut ends = Vec::with_capacity(BLOCK_HEADER_LEN + BLOCK_FOOTER_LEN);
+        ends.extend_from_slice(&block.bytes[..BLOCK_HEADER_LEN]);
+        ends.extend_from_slice(&block.bytes[len - BLOCK_FOOTER_LEN..]);
+        self.manifest.blocks.push(BlockEntry {
+            file_id: U64::new(id),
+            rows: U32::new(block.rows),
+            reserved: U32::new(0),
+            file_len: U64::new(len as u64),
+            ends_checksum: U64::new(checksum(&ends)),
+        });
+        self.manifest.chunks.extend_from_slice(&block.chunks);
+        self.manifest.rows += u64::from(block.rows);
+        self.next_file_id += 1;
+        self.bytes_written += len as u64;
+        Ok(())
     }
 
-    /// Publishes the table atomically.
-    pub fn finish(self) -> Result<WriteSummary> {
-        Err(FormatError::InvalidInput("not yet implemented".into()))
+    /// Publishes the table atomically and returns what it holds.
+    pub fn finish(mut self) -> Result<WriteSummary> {
+        let bytes = self.manifest.encode();
+        let sync = self.options.sync;
+        if self.append {
+            let tmp = self
+                .dir
+                .join(format!("{MANIFEST_FILE}.tmp-{}", std::process::id()));
+            self.written_files.push(tmp.clone());
+            write_file(&tmp, &bytes, sync)?;
+            if sync {
+                sync_dir(&self.dir)?;
+            }
+            let target = self.dir.join(MANIFEST_FILE);
+            fs::rename(&tmp, &target).map_err(|e| FormatError::io("renaming", &tmp, e))?;
+        } else {
+            let target = self.dir.join(MANIFEST_FILE);
+            write_file(&target, &bytes, sync)?;
+            if sync {
+                sync_dir(&self.dir)?;
+            }
+            if self.path.exists() {
+                return Err(FormatError::AlreadyExists(self.path.clone()));
+            }
+            fs::rename(&self.dir, &self.path)
+                .map_err(|e| FormatError::io("renaming into place", &self.path, e))?;
+        }
+        if sync {
+            if let Some(parent) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                sync_dir(parent)?;
+            }
+            if self.append {
+                sync_dir(&self.dir)?;
+            }
+        }
+        self.finished = true;
+        if self.append {
+            let lock = self.dir.join(APPEND_LOCK_FILE);
+            fs::remove_file(&lock).map_err(|e| FormatError::io("removing", &lock, e))?;
+        }
+        Ok(WriteSummary {
+            rows: self.manifest.rows,
+            blocks: self.manifest.blocks.len(),
+            bytes_written: self.bytes_written + bytes.len() as u64,
+        })
     }
 }
 
-fn unimplemented_schema() -> &'static Schema {
-    static EMPTY: Schema = Schema { fields: Vec::new() };
-    &EMPTY
+impl Drop for TableWriter {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        // Best effort: an unfinished write leaves nothing behind.
+        if self.append {
+            for f in self.written_files.iter().rev() {
+                let _ = fs::remove_file(f);
+            }
+        } else {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn check_options(options: &WriteOptions) -> Result<()> {
+    if options.block_rows == 0 || options.block_rows > MAX_BLOCK_ROWS {
+        return Err(FormatError::InvalidInput(format!(
+            "block size {} is outside 1..={MAX_BLOCK_ROWS}",
+            options.block_rows
+        )));
+    }
+    Ok(())
+}
+
+fn write_file(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| FormatError::io("creating", path, e))?;
+    f.write_all(bytes)
+        .map_err(|e| FormatError::io("writing", path, e))?;
+    if sync {
+        f.sync_all()
+            .map_err(|e| FormatError::io("syncing", path, e))?;
+    }
+    Ok(())
+}
+
+fn sync_dir(dir: &Path) -> Result<()> {
+    fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| FormatError::io("syncing directory", dir, e))
 }

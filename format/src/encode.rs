@@ -1,0 +1,465 @@
+//! Encoding one block: every column becomes value-sorted, deduplicated
+//! sections (see SPEC.md, "Column chunk").
+
+use std::collections::HashMap;
+
+use zerocopy::little_endian::{U32, U64};
+
+use crate::column::ColumnData;
+use crate::error::{FormatError, Result};
+use crate::layout::{
+    checksum, ChunkMeta, Section, SectionMeta, BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION,
+    MAX_BLOCK_ROWS, ROW_INDEX_STRIDE, SECTION_ALIGN, SECTION_COUNT,
+};
+use crate::types::Schema;
+use crate::{packed, rowlist, strings};
+
+/// One block, encoded and ready to be written. Produced by [`encode_block`],
+/// which is pure and can run on many threads at once.
+#[derive(Debug)]
+pub struct EncodedBlock {
+    pub(crate) rows: u32,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) chunks: Vec<ChunkMeta>,
+}
+
+impl EncodedBlock {
+    /// Rows in the block.
+    pub fn rows(&self) -> usize {
+        self.rows as usize
+    }
+
+    /// Encoded size in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
+/// The 128-bit BLAKE3 hash that represents a string value: the first 16 bytes
+/// of its BLAKE3 digest, read as a little-endian integer.
+pub fn string_hash(bytes: &[u8]) -> u128 {
+    let digest = blake3::hash(bytes);
+    let mut first = [0u8; 16];
+    first.copy_from_slice(&digest.as_bytes()[..16]);
+    u128::from_le_bytes(first)
+}
+
+/// Encodes one block: `columns[i]` holds the values of schema column `i`, all
+/// of the same length (1 to 2^24 rows).
+pub fn encode_block(schema: &Schema, columns: Vec<ColumnData>) -> Result<EncodedBlock> {
+    if columns.len() != schema.len() {
+        return Err(FormatError::InvalidInput(format!(
+            "{} columns given for a schema of {}",
+            columns.len(),
+            schema.len()
+        )));
+    }
+    let rows = columns.first().map_or(0, ColumnData::len);
+    if rows == 0 || rows > MAX_BLOCK_ROWS {
+        return Err(FormatError::InvalidInput(format!(
+            "a block must have 1 to {MAX_BLOCK_ROWS} rows, not {rows}"
+        )));
+    }
+    let mut out = BlockBuf::new();
+    let mut chunks = Vec::with_capacity(columns.len());
+    for (field, col) in schema.fields.iter().zip(&columns) {
+        if col.len() != rows {
+            return Err(FormatError::InvalidInput(format!(
+                "column {} has {} rows, expected {rows}",
+                field.name,
+                col.len()
+            )));
+        }
+        let has_null = (0..rows).any(|r| col.is_null(r));
+        if has_null && !field.nullable {
+            return Err(FormatError::InvalidInput(format!(
+                "NULL in NOT NULL column {}",
+                field.name
+            )));
+        }
+        let chunk = match (col, field.data_type.is_string()) {
+            (ColumnData::Fixed { keys, nulls }, false) => {
+                encode_fixed(&mut out, keys, nulls.as_deref(), rows as u32)
+            }
+            (
+                ColumnData::Strings {
+                    bytes,
+                    offsets,
+                    nulls,
+                },
+                true,
+            ) => encode_strings(&mut out, bytes, offsets, nulls.as_deref(), rows as u32)?,
+            _ => {
+                return Err(FormatError::InvalidInput(format!(
+                    "column {} of type {} given the wrong kind of data",
+                    field.name, field.data_type
+                )))
+            }
+        };
+        chunks.push(chunk);
+    }
+    Ok(EncodedBlock {
+        rows: rows as u32,
+        bytes: out.finish(),
+        chunks,
+    })
+}
+
+/// A block file under construction.
+struct BlockBuf {
+    bytes: Vec<u8>,
+}
+
+impl BlockBuf {
+    fn new() -> BlockBuf {
+        let mut bytes = Vec::with_capacity(1 << 20);
+        bytes.extend_from_slice(&BLOCK_MAGIC);
+        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+        debug_assert_eq!(bytes.len(), BLOCK_HEADER_LEN);
+        BlockBuf { bytes }
+    }
+
+    /// Appends a section (compressing it if allowed and it pays) and returns
+    /// where it went.
+    fn section(&mut self, kind: Section, raw: &[u8]) -> SectionMeta {
+        if raw.is_empty() {
+            return SectionMeta {
+                checksum: U64::new(checksum(&[])),
+                ..SectionMeta::default()
+            };
+        }
+        let pad = self.bytes.len().next_multiple_of(SECTION_ALIGN) - self.bytes.len();
+        self.bytes.extend(std::iter::repeat_n(0u8, pad));
+        let offset = self.bytes.len() as u64;
+        let compressed = if kind.may_compress() && raw.len() >= 64 {
+            let c = lz4_flex::block::compress(raw);
+            (c.len() <= raw.len() / 8 * 7).then_some(c)
+        } else {
+            None
+        };
+        let stored: &[u8] = compressed.as_deref().unwrap_or(raw);
+        self.bytes.extend_from_slice(stored);
+        SectionMeta {
+            offset: U64::new(offset),
+            stored_len: U32::new(stored.len() as u32),
+            raw_len: U32::new(raw.len() as u32),
+            checksum: U64::new(checksum(stored)),
+        }
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        let pad = self.bytes.len().next_multiple_of(SECTION_ALIGN) - self.bytes.len();
+        self.bytes.extend(std::iter::repeat_n(0u8, pad));
+        self.bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        self.bytes.extend_from_slice(&0u32.to_le_bytes());
+        self.bytes.extend_from_slice(&BLOCK_MAGIC);
+        self.bytes
+    }
+}
+
+fn empty_chunk() -> ChunkMeta {
+    ChunkMeta {
+        distinct: U32::new(0),
+        null_count: U32::new(0),
+        min: U64::new(0),
+        max: U64::new(0),
+        value_width: 0,
+        count_width: 0,
+        len_width: 0,
+        map_width: 0,
+        str_blocks: U32::new(0),
+        trigrams: U32::new(0),
+        reserved: U32::new(0),
+        sections: [SectionMeta {
+            checksum: U64::new(checksum(&[])),
+            ..SectionMeta::default()
+        }; SECTION_COUNT],
+    }
+}
+
+/// Rows grouped by value: `rows[starts[i]..starts[i + 1]]` are the rows of
+/// value `i`, ascending.
+struct Grouped {
+    rows: Vec<u32>,
+    starts: Vec<u32>,
+}
+
+/// Writes the counts, row index, row lists and null rows shared by every type.
+fn encode_row_sections(
+    out: &mut BlockBuf,
+    chunk: &mut ChunkMeta,
+    grouped: &Grouped,
+    null_rows: &[u32],
+) {
+    let distinct = grouped.starts.len() - 1;
+    let max_count = grouped
+        .starts
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .max()
+        .unwrap_or(0);
+    let count_width = if distinct == 0 {
+        0
+    } else {
+        packed::width_for(u64::from(max_count))
+    };
+    let mut counts = Vec::with_capacity(distinct * count_width as usize);
+    let mut index = Vec::with_capacity(distinct.div_ceil(ROW_INDEX_STRIDE) * 4);
+    let mut lists = Vec::with_capacity(grouped.rows.len() + 16);
+    for (i, w) in grouped.starts.windows(2).enumerate() {
+        if i % ROW_INDEX_STRIDE == 0 {
+            index.extend_from_slice(&(lists.len() as u32).to_le_bytes());
+        }
+        packed::put(&mut counts, u64::from(w[1] - w[0]), count_width);
+        rowlist::encode(&grouped.rows[w[0] as usize..w[1] as usize], &mut lists);
+    }
+    let mut nulls = Vec::new();
+    rowlist::encode(null_rows, &mut nulls);
+    chunk.distinct = U32::new(distinct as u32);
+    chunk.null_count = U32::new(null_rows.len() as u32);
+    chunk.count_width = count_width;
+    chunk.sections[Section::Counts as usize] = out.section(Section::Counts, &counts);
+    chunk.sections[Section::RowIndex as usize] = out.section(Section::RowIndex, &index);
+    chunk.sections[Section::Rows as usize] = out.section(Section::Rows, &lists);
+    chunk.sections[Section::NullRows as usize] = out.section(Section::NullRows, &nulls);
+}
+
+/// Groups `rows` by `codes[row]` (0..distinct) with a counting sort; rows
+/// whose code is `u32::MAX` are skipped.
+fn group_by_code(codes: &[u32], distinct: usize) -> Grouped {
+    let mut starts = vec![0u32; distinct + 1];
+    for &c in codes {
+        if c != u32::MAX {
+            starts[c as usize + 1] += 1;
+        }
+    }
+    for i in 0..distinct {
+        starts[i + 1] += starts[i];
+    }
+    let mut fill = starts.clone();
+    let mut rows = vec![0u32; starts[distinct] as usize];
+    for (r, &c) in codes.iter().enumerate() {
+        if c != u32::MAX {
+            let slot = &mut fill[c as usize];
+            rows[*slot as usize] = r as u32;
+            *slot += 1;
+        }
+    }
+    Grouped { rows, starts }
+}
+
+fn encode_fixed(out: &mut BlockBuf, keys: &[u64], nulls: Option<&[bool]>, rows: u32) -> ChunkMeta {
+    let mut chunk = empty_chunk();
+    let is_null = |r: usize| nulls.is_some_and(|n| n.get(r).copied().unwrap_or(false));
+    let mut null_rows = Vec::new();
+    let (mut min, mut max) = (u64::MAX, 0u64);
+    for (r, &k) in keys.iter().enumerate() {
+        if is_null(r) {
+            null_rows.push(r as u32);
+        } else {
+            min = min.min(k);
+            max = max.max(k);
+        }
+    }
+    let present = rows as usize - null_rows.len();
+    let (offsets, grouped) = if present == 0 {
+        (
+            Vec::new(),
+            Grouped {
+                rows: Vec::new(),
+                starts: vec![0],
+            },
+        )
+    } else {
+        sort_fixed(keys, &is_null, min, max - min)
+    };
+    if present > 0 {
+        chunk.min = U64::new(min);
+        chunk.max = U64::new(max);
+        let width = packed::width_for(max - min);
+        chunk.value_width = width;
+        let mut values = Vec::with_capacity(offsets.len() * width as usize);
+        for &o in &offsets {
+            packed::put(&mut values, o, width);
+        }
+        chunk.sections[Section::Values as usize] = out.section(Section::Values, &values);
+    }
+    encode_row_sections(out, &mut chunk, &grouped, &null_rows);
+    chunk
+}
+
+/// Sorts the non-NULL rows by key; returns the distinct `key - min` offsets and
+/// the rows grouped by them.
+fn sort_fixed(
+    keys: &[u64],
+    is_null: &dyn Fn(usize) -> bool,
+    min: u64,
+    range: u64,
+) -> (Vec<u64>, Grouped) {
+    let n = keys.len();
+    if range <= (4 * n as u64).max(1 << 16) {
+        // Counting sort over the value range.
+        let mut seen = vec![u32::MAX; range as usize + 1];
+        for (r, &k) in keys.iter().enumerate() {
+            if !is_null(r) {
+                seen[(k - min) as usize] = 0;
+            }
+        }
+        let mut offsets = Vec::new();
+        for (o, slot) in seen.iter_mut().enumerate() {
+            if *slot == 0 {
+                *slot = offsets.len() as u32;
+                offsets.push(o as u64);
+            }
+        }
+        let codes: Vec<u32> = keys
+            .iter()
+            .enumerate()
+            .map(|(r, &k)| {
+                if is_null(r) {
+                    u32::MAX
+                } else {
+                    seen[(k - min) as usize]
+                }
+            })
+            .collect();
+        let grouped = group_by_code(&codes, offsets.len());
+        return (offsets, grouped);
+    }
+    // Sort (offset, row) pairs; packed into one u64 when the range allows.
+    let mut pairs: Vec<(u64, u32)> = if range < (1 << 40) {
+        let mut packed_pairs: Vec<u64> = keys
+            .iter()
+            .enumerate()
+            .filter(|(r, _)| !is_null(*r))
+            .map(|(r, &k)| ((k - min) << 24) | r as u64)
+            .collect();
+        packed_pairs.sort_unstable();
+        packed_pairs
+            .into_iter()
+            .map(|p| (p >> 24, (p & 0xff_ffff) as u32))
+            .collect()
+    } else {
+        let mut p: Vec<(u64, u32)> = keys
+            .iter()
+            .enumerate()
+            .filter(|(r, _)| !is_null(*r))
+            .map(|(r, &k)| (k - min, r as u32))
+            .collect();
+        p.sort_unstable();
+        p
+    };
+    let mut offsets = Vec::new();
+    let mut starts = Vec::new();
+    let mut rows = Vec::with_capacity(pairs.len());
+    for (i, (o, r)) in pairs.drain(..).enumerate() {
+        if offsets.last() != Some(&o) {
+            offsets.push(o);
+            starts.push(i as u32);
+        }
+        rows.push(r);
+    }
+    starts.push(rows.len() as u32);
+    (offsets, Grouped { rows, starts })
+}
+
+fn encode_strings(
+    out: &mut BlockBuf,
+    bytes: &[u8],
+    offsets: &[u64],
+    nulls: Option<&[bool]>,
+    rows: u32,
+) -> Result<ChunkMeta> {
+    let mut chunk = empty_chunk();
+    let is_null = |r: usize| nulls.is_some_and(|n| n.get(r).copied().unwrap_or(false));
+    let value = |r: usize| -> Result<&[u8]> {
+        let (a, b) = (offsets[r] as usize, offsets[r + 1] as usize);
+        bytes.get(a..b).ok_or_else(|| {
+            FormatError::InvalidInput(format!("string offsets {a}..{b} outside the buffer"))
+        })
+    };
+    // Deduplicate: a local id per distinct string, in first-seen order.
+    let mut ids: HashMap<&[u8], u32, foldhash::fast::RandomState> = HashMap::default();
+    let mut uniq: Vec<&[u8]> = Vec::new();
+    let mut local = Vec::with_capacity(rows as usize);
+    let mut null_rows = Vec::new();
+    for r in 0..rows as usize {
+        if is_null(r) {
+            null_rows.push(r as u32);
+            local.push(u32::MAX);
+            continue;
+        }
+        let s = value(r)?;
+        if s.len() > u32::MAX as usize {
+            return Err(FormatError::InvalidInput(format!(
+                "a string of {} bytes is longer than the 4 GiB limit",
+                s.len()
+            )));
+        }
+        let id = *ids.entry(s).or_insert_with(|| {
+            uniq.push(s);
+            (uniq.len() - 1) as u32
+        });
+        local.push(id);
+    }
+    let d = uniq.len();
+    if d > 0 {
+        // Hash order: the values of the chunk.
+        let hashes: Vec<u128> = uniq.iter().map(|s| string_hash(s)).collect();
+        let mut by_hash: Vec<u32> = (0..d as u32).collect();
+        by_hash.sort_unstable_by_key(|&i| hashes[i as usize]);
+        let mut value_of_local = vec![0u32; d];
+        let mut values = Vec::with_capacity(d * 16);
+        for (v, &l) in by_hash.iter().enumerate() {
+            value_of_local[l as usize] = v as u32;
+            let h = hashes[l as usize];
+            if v > 0 && hashes[by_hash[v - 1] as usize] == h {
+                return Err(FormatError::InvalidInput(
+                    "two different strings share a 128-bit BLAKE3 hash".into(),
+                ));
+            }
+            values.extend_from_slice(&h.to_le_bytes());
+        }
+        chunk.value_width = 16;
+        chunk.sections[Section::Values as usize] = out.section(Section::Values, &values);
+        for c in local.iter_mut() {
+            if *c != u32::MAX {
+                *c = value_of_local[*c as usize];
+            }
+        }
+        // String order and the maps between the two orders.
+        let mut by_str: Vec<u32> = (0..d as u32).collect();
+        by_str.sort_unstable_by_key(|&i| uniq[i as usize]);
+        let sorted: Vec<&[u8]> = by_str.iter().map(|&l| uniq[l as usize]).collect();
+        let map_width = packed::width_for(d as u64 - 1).min(4);
+        let mut hash_to_str = vec![0u32; d];
+        let mut str_to_hash = Vec::with_capacity(d * map_width as usize);
+        for (s, &l) in by_str.iter().enumerate() {
+            let v = value_of_local[l as usize];
+            hash_to_str[v as usize] = s as u32;
+            packed::put(&mut str_to_hash, u64::from(v), map_width);
+        }
+        let mut h2s = Vec::with_capacity(d * map_width as usize);
+        for &s in &hash_to_str {
+            packed::put(&mut h2s, u64::from(s), map_width);
+        }
+        chunk.map_width = map_width;
+        chunk.sections[Section::HashToStr as usize] = out.section(Section::HashToStr, &h2s);
+        chunk.sections[Section::StrToHash as usize] = out.section(Section::StrToHash, &str_to_hash);
+        let dict = strings::encode_dictionary(&sorted);
+        chunk.len_width = dict.len_width;
+        chunk.str_blocks = U32::new(dict.blocks);
+        chunk.trigrams = U32::new(dict.trigrams);
+        chunk.sections[Section::StrDir as usize] = out.section(Section::StrDir, &dict.dir);
+        chunk.sections[Section::StrData as usize] = out.section(Section::StrData, &dict.data);
+        chunk.sections[Section::StrLens as usize] = out.section(Section::StrLens, &dict.lens);
+        chunk.sections[Section::TrigramKeys as usize] =
+            out.section(Section::TrigramKeys, &dict.trigram_keys);
+        chunk.sections[Section::TrigramPostings as usize] =
+            out.section(Section::TrigramPostings, &dict.trigram_postings);
+    }
+    let grouped = group_by_code(&local, d);
+    encode_row_sections(out, &mut chunk, &grouped, &null_rows);
+    Ok(chunk)
+}

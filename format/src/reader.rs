@@ -1,0 +1,833 @@
+//! Reading tables: the manifest is read on open; block files are memory-mapped
+//! on first use, and every section is checked against its checksum before its
+//! bytes are used.
+
+use std::fs;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use memmap2::Mmap;
+use zerocopy::{FromBytes, IntoBytes};
+
+use crate::error::{FormatError, Result};
+use crate::layout::{
+    checksum, ChunkMeta, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION,
+    MANIFEST_FILE, ROW_INDEX_STRIDE, STRINGS_PER_BLOCK,
+};
+use crate::manifest::Manifest;
+use crate::packed::Packed;
+use crate::rowlist;
+use crate::strings;
+use crate::types::{DataType, Schema};
+
+/// An open table: its manifest plus lazily mapped block files. Cheap to clone
+/// and safe to share between threads.
+#[derive(Clone, Debug)]
+pub struct Table {
+    inner: Arc<TableInner>,
+}
+
+#[derive(Debug)]
+struct TableInner {
+    path: PathBuf,
+    manifest: Manifest,
+    maps: Vec<OnceLock<Arc<BlockMap>>>,
+    /// Per chunk, a bit per section whose checksum has been verified.
+    verified: Vec<AtomicU16>,
+}
+
+/// One mapped block file.
+#[derive(Debug)]
+struct BlockMap {
+    path: PathBuf,
+    map: Mmap,
+}
+
+/// Statistics of one column in one block, from the manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnStats {
+    /// Rows in the block.
+    pub rows: u32,
+    /// Distinct non-NULL values.
+    pub distinct: u32,
+    /// NULL rows.
+    pub null_count: u32,
+    /// Smallest key (fixed-width types, when `distinct > 0`).
+    pub min: u64,
+    /// Largest key (fixed-width types, when `distinct > 0`).
+    pub max: u64,
+    /// Bytes stored for this column in this block.
+    pub bytes: u64,
+}
+
+impl Table {
+    /// Opens the table in directory `path`, reading and validating only its
+    /// manifest.
+    pub fn open(path: impl AsRef<Path>) -> Result<Table> {
+        let path = path.as_ref();
+        let manifest_path = path.join(MANIFEST_FILE);
+        let bytes = fs::read(&manifest_path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => {
+                FormatError::NotATable(path.to_path_buf())
+            }
+            _ => FormatError::io("reading", &manifest_path, e),
+        })?;
+        let manifest = Manifest::decode(&manifest_path, &bytes)?;
+        let maps = (0..manifest.blocks.len())
+            .map(|_| OnceLock::new())
+            .collect();
+        let verified = (0..manifest.chunks.len())
+            .map(|_| AtomicU16::new(0))
+            .collect();
+        Ok(Table {
+            inner: Arc::new(TableInner {
+                path: path.to_path_buf(),
+                manifest,
+                maps,
+                verified,
+            }),
+        })
+    }
+
+    /// The table's directory.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// The decoded manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.inner.manifest
+    }
+
+    /// The columns.
+    pub fn schema(&self) -> &Schema {
+        &self.inner.manifest.schema
+    }
+
+    /// Total rows.
+    pub fn num_rows(&self) -> u64 {
+        self.inner.manifest.rows
+    }
+
+    /// Number of blocks.
+    pub fn num_blocks(&self) -> usize {
+        self.inner.manifest.blocks.len()
+    }
+
+    /// Rows in block `block`.
+    pub fn block_rows(&self, block: usize) -> u32 {
+        self.inner.manifest.blocks[block].rows.get()
+    }
+
+    /// Path of block `block`'s file.
+    pub fn block_path(&self, block: usize) -> PathBuf {
+        let id = self.inner.manifest.blocks[block].file_id.get();
+        self.inner.path.join(crate::layout::block_file_name(id))
+    }
+
+    /// Statistics of column `col` in block `block` (no I/O).
+    pub fn stats(&self, block: usize, col: usize) -> ColumnStats {
+        let m = self.inner.manifest.chunk(block, col);
+        ColumnStats {
+            rows: self.block_rows(block),
+            distinct: m.distinct.get(),
+            null_count: m.null_count.get(),
+            min: m.min.get(),
+            max: m.max.get(),
+            bytes: m
+                .sections
+                .iter()
+                .map(|s| u64::from(s.stored_len.get()))
+                .sum(),
+        }
+    }
+
+    /// Column `col` of block `block`, mapping the block file if needed.
+    pub fn chunk(&self, block: usize, col: usize) -> Result<ColumnChunk> {
+        if block >= self.num_blocks() || col >= self.schema().len() {
+            return Err(FormatError::InvalidInput(format!(
+                "no column {col} in block {block}"
+            )));
+        }
+        let map = self.map_block(block)?;
+        Ok(ColumnChunk {
+            table: self.clone(),
+            block,
+            col,
+            map,
+            meta: *self.inner.manifest.chunk(block, col),
+            rows: self.block_rows(block),
+        })
+    }
+
+    fn map_block(&self, block: usize) -> Result<Arc<BlockMap>> {
+        let slot = &self.inner.maps[block];
+        if let Some(m) = slot.get() {
+            return Ok(m.clone());
+        }
+        let mapped = Arc::new(self.open_block(block)?);
+        // Another thread may have mapped it meanwhile; either copy will do.
+        Ok(slot.get_or_init(|| mapped).clone())
+    }
+
+    fn open_block(&self, block: usize) -> Result<BlockMap> {
+        let entry = &self.inner.manifest.blocks[block];
+        let path = self.block_path(block);
+        let file = fs::File::open(&path).map_err(|e| FormatError::io("opening", &path, e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| FormatError::io("reading metadata of", &path, e))?
+            .len();
+        if len != entry.file_len.get() {
+            return Err(FormatError::corrupt(
+                &path,
+                "file",
+                format!("{len} bytes, the manifest says {}", entry.file_len.get()),
+            ));
+        }
+        // SAFETY: strata table files are immutable once published (SPEC.md,
+        // "Assumptions"): no writer modifies or truncates a block file that a
+        // manifest refers to, so the mapped bytes do not change under us.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| FormatError::io("mapping", &path, e))?;
+        let bytes = &map[..];
+        let footer = &bytes[bytes.len() - BLOCK_FOOTER_LEN..];
+        if bytes[..8] != BLOCK_MAGIC || footer[8..] != BLOCK_MAGIC {
+            return Err(FormatError::corrupt(
+                &path,
+                "file",
+                "not a strata block file (bad magic)",
+            ));
+        }
+        let mut ends = Vec::with_capacity(BLOCK_HEADER_LEN + BLOCK_FOOTER_LEN);
+        ends.extend_from_slice(&bytes[..BLOCK_HEADER_LEN]);
+        ends.extend_from_slice(footer);
+        if checksum(&ends) != entry.ends_checksum.get() {
+            let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+            if version != FORMAT_VERSION {
+                return Err(FormatError::UnsupportedVersion {
+                    path,
+                    found: version,
+                    supported: FORMAT_VERSION,
+                });
+            }
+            return Err(FormatError::corrupt(
+                &path,
+                "header or footer",
+                "checksum mismatch",
+            ));
+        }
+        Ok(BlockMap { path, map })
+    }
+}
+
+/// Bytes of one section: in place in the mapped file, or decompressed into an
+/// 8-byte aligned buffer.
+#[derive(Debug)]
+pub enum SectionBytes<'a> {
+    /// Stored raw: the mapped bytes themselves.
+    Mapped(&'a [u8]),
+    /// Stored compressed: decompressed into an owned buffer.
+    Owned {
+        /// Backing storage, 8-byte aligned.
+        words: Vec<u64>,
+        /// Number of valid bytes.
+        len: usize,
+    },
+}
+
+impl Deref for SectionBytes<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            SectionBytes::Mapped(b) => b,
+            SectionBytes::Owned { words, len } => &words.as_bytes()[..*len],
+        }
+    }
+}
+
+/// Integers packed in one width, in a section.
+#[derive(Debug)]
+pub struct PackedSection<'a> {
+    bytes: SectionBytes<'a>,
+    width: u8,
+    len: usize,
+}
+
+impl PackedSection<'_> {
+    /// A view of the integers.
+    pub fn view(&self) -> Packed<'_> {
+        // Checked in `ColumnChunk::packed`; an empty view cannot be wrong.
+        Packed::new(&self.bytes, self.width, self.len).unwrap_or(Packed::W1(&[]))
+    }
+}
+
+/// One column of one block: its sections, checked on first use.
+#[derive(Debug)]
+pub struct ColumnChunk {
+    table: Table,
+    block: usize,
+    col: usize,
+    map: Arc<BlockMap>,
+    meta: ChunkMeta,
+    rows: u32,
+}
+
+impl ColumnChunk {
+    /// The column's type.
+    pub fn data_type(&self) -> DataType {
+        self.table.schema().fields[self.col].data_type
+    }
+
+    /// Rows in the block.
+    pub fn rows(&self) -> u32 {
+        self.rows
+    }
+
+    /// Distinct non-NULL values.
+    pub fn distinct(&self) -> usize {
+        self.meta.distinct.get() as usize
+    }
+
+    /// NULL rows.
+    pub fn null_count(&self) -> u32 {
+        self.meta.null_count.get()
+    }
+
+    /// The manifest record of this chunk.
+    pub fn meta(&self) -> &ChunkMeta {
+        &self.meta
+    }
+
+    /// Path of the block file, for messages.
+    pub fn path(&self) -> &Path {
+        &self.map.path
+    }
+
+    fn corrupt(&self, section: Section, detail: impl Into<String>) -> FormatError {
+        FormatError::corrupt(
+            &self.map.path,
+            format!(
+                "column {}, {}",
+                self.table.schema().fields[self.col].name,
+                section.name()
+            ),
+            detail,
+        )
+    }
+
+    /// The bytes of `section`, checksum-verified (once per table handle) and
+    /// decompressed if stored compressed.
+    pub fn section(&self, section: Section) -> Result<SectionBytes<'_>> {
+        let m = &self.meta.sections[section as usize];
+        let (off, stored, raw) = (
+            m.offset.get() as usize,
+            m.stored_len.get() as usize,
+            m.raw_len.get() as usize,
+        );
+        // The manifest validated the range against the file length.
+        let bytes = self
+            .map
+            .map
+            .get(off..off + stored)
+            .ok_or_else(|| self.corrupt(section, "out of bounds"))?;
+        let flag = 1u16 << (section as u16);
+        let verified =
+            &self.table.inner.verified[self.block * self.table.schema().len() + self.col];
+        if verified.load(Ordering::Relaxed) & flag == 0 {
+            if checksum(bytes) != m.checksum.get() {
+                return Err(self.corrupt(section, "checksum mismatch"));
+            }
+            verified.fetch_or(flag, Ordering::Relaxed);
+        }
+        if stored == raw {
+            return Ok(SectionBytes::Mapped(bytes));
+        }
+        let mut words = vec![0u64; raw.div_ceil(8)];
+        let out = &mut words.as_mut_bytes()[..raw];
+        match lz4_flex::block::decompress_into(bytes, out) {
+            Ok(n) if n == raw => Ok(SectionBytes::Owned { words, len: raw }),
+            Ok(n) => Err(self.corrupt(
+                section,
+                format!("decompressed to {n} bytes, expected {raw}"),
+            )),
+            Err(e) => Err(self.corrupt(section, format!("LZ4: {e}"))),
+        }
+    }
+
+    fn packed(&self, section: Section, width: u8, len: usize) -> Result<PackedSection<'_>> {
+        let bytes = self.section(section)?;
+        if Packed::new(&bytes, width, len).is_none() && len > 0 {
+            return Err(self.corrupt(
+                section,
+                format!(
+                    "{} bytes cannot hold {len} values of {width} bytes",
+                    bytes.len()
+                ),
+            ));
+        }
+        Ok(PackedSection { bytes, width, len })
+    }
+
+    /// The sorted distinct keys of a fixed-width column, as offsets from
+    /// [`ChunkMeta::min`]; use [`Keys::get`] for the keys themselves.
+    pub fn keys(&self) -> Result<Keys<'_>> {
+        if self.data_type().is_string() {
+            return Err(FormatError::InvalidInput(
+                "keys() of a string column".into(),
+            ));
+        }
+        let packed = self.packed(Section::Values, self.meta.value_width, self.distinct())?;
+        Ok(Keys {
+            min: self.meta.min.get(),
+            packed,
+        })
+    }
+
+    /// The sorted distinct 128-bit hashes of a string column.
+    pub fn hashes(&self) -> Result<Hashes<'_>> {
+        if !self.data_type().is_string() {
+            return Err(FormatError::InvalidInput(
+                "hashes() of a non-string column".into(),
+            ));
+        }
+        let bytes = self.section(Section::Values)?;
+        if bytes.len() != self.distinct() * 16
+            || <[u128]>::ref_from_bytes(&bytes).is_err() && self.distinct() > 0
+        {
+            return Err(self.corrupt(Section::Values, "wrong length or alignment for the hashes"));
+        }
+        Ok(Hashes { bytes })
+    }
+
+    /// The number of rows of each distinct value.
+    pub fn counts(&self) -> Result<PackedSection<'_>> {
+        self.packed(Section::Counts, self.meta.count_width, self.distinct())
+    }
+
+    /// The row lists of all values.
+    pub fn row_lists(&self) -> Result<RowLists<'_>> {
+        let d = self.distinct();
+        Ok(RowLists {
+            chunk: self,
+            rows: self.section(Section::Rows)?,
+            counts: self.counts()?,
+            index: self.packed(Section::RowIndex, 4, d.div_ceil(ROW_INDEX_STRIDE))?,
+        })
+    }
+
+    /// The NULL rows, as `(start, len)` runs.
+    pub fn null_runs(&self) -> Result<Vec<(u32, u32)>> {
+        let bytes = self.section(Section::NullRows)?;
+        let mut runs = Vec::new();
+        let mut pos = 0;
+        rowlist::decode_runs(&bytes, &mut pos, self.null_count(), self.rows, |s, l| {
+            runs.push((s, l))
+        })
+        .map_err(|e| self.corrupt(Section::NullRows, e.to_string()))?;
+        if pos != bytes.len() {
+            return Err(self.corrupt(Section::NullRows, "trailing bytes"));
+        }
+        Ok(runs)
+    }
+
+    /// Row-ordered value indexes: `out[row]` is the index of the row's value
+    /// among the sorted distinct values, or `u32::MAX` for NULL. Every row is
+    /// checked to be covered exactly once.
+    pub fn codes(&self, out: &mut Vec<u32>) -> Result<()> {
+        out.clear();
+        out.resize(self.rows as usize, u32::MAX);
+        let mut filled = 0u64;
+        self.row_lists()?.for_each(|v, start, len| {
+            out[start as usize..(start + len) as usize].fill(v as u32);
+            filled += u64::from(len);
+        })?;
+        for (s, l) in self.null_runs()? {
+            filled += u64::from(l);
+            let _ = s;
+        }
+        if filled != u64::from(self.rows) {
+            return Err(self.corrupt(
+                Section::Rows,
+                format!("row lists cover {filled} rows of {}", self.rows),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The string dictionary of a string column.
+    pub fn dictionary(&self) -> Result<Dictionary<'_>> {
+        if !self.data_type().is_string() {
+            return Err(FormatError::InvalidInput(
+                "dictionary() of a non-string column".into(),
+            ));
+        }
+        let d = self.distinct();
+        let blocks = self.meta.str_blocks.get() as usize;
+        if blocks != d.div_ceil(STRINGS_PER_BLOCK) {
+            return Err(self.corrupt(Section::StrDir, format!("{blocks} blocks for {d} strings")));
+        }
+        let dir = self.packed(Section::StrDir, 8, blocks * 2)?;
+        let trigrams = self.meta.trigrams.get() as usize;
+        let tri_len = if trigrams == 0 { 0 } else { (trigrams + 1) * 2 };
+        Ok(Dictionary {
+            chunk: self,
+            dir,
+            data: self.section(Section::StrData)?,
+            lens: self.packed(Section::StrLens, self.meta.len_width, d)?,
+            hash_to_str: self.packed(Section::HashToStr, self.meta.map_width, d)?,
+            str_to_hash: self.packed(Section::StrToHash, self.meta.map_width, d)?,
+            trigram_keys: self.packed(Section::TrigramKeys, 4, tri_len)?,
+            postings: self.section(Section::TrigramPostings)?,
+        })
+    }
+}
+
+/// The sorted distinct keys of a fixed-width column chunk.
+#[derive(Debug)]
+pub struct Keys<'a> {
+    min: u64,
+    packed: PackedSection<'a>,
+}
+
+impl Keys<'_> {
+    /// The smallest key, to which the packed offsets are added.
+    pub fn min(&self) -> u64 {
+        self.min
+    }
+
+    /// The packed `key - min` offsets.
+    pub fn offsets(&self) -> Packed<'_> {
+        self.packed.view()
+    }
+
+    /// Number of distinct keys.
+    pub fn len(&self) -> usize {
+        self.packed.len
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.packed.len == 0
+    }
+
+    /// The `i`th key.
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        self.min.wrapping_add(self.packed.view().get(i))
+    }
+
+    /// All keys, widened.
+    pub fn to_vec(&self) -> Vec<u64> {
+        let mut v = Vec::with_capacity(self.len());
+        self.packed.view().extend_into(&mut v);
+        for k in &mut v {
+            *k = k.wrapping_add(self.min);
+        }
+        v
+    }
+
+    /// Index of the first key `>= key`.
+    pub fn lower_bound(&self, key: u64) -> usize {
+        if key <= self.min {
+            return 0;
+        }
+        self.packed.view().lower_bound(key - self.min)
+    }
+}
+
+/// The sorted distinct string hashes of a chunk.
+#[derive(Debug)]
+pub struct Hashes<'a> {
+    bytes: SectionBytes<'a>,
+}
+
+impl Hashes<'_> {
+    /// The hashes.
+    pub fn as_slice(&self) -> &[u128] {
+        <[u128]>::ref_from_bytes(&self.bytes).unwrap_or(&[])
+    }
+}
+
+/// The row lists of a chunk's values, decoded on demand.
+#[derive(Debug)]
+pub struct RowLists<'a> {
+    chunk: &'a ColumnChunk,
+    rows: SectionBytes<'a>,
+    counts: PackedSection<'a>,
+    index: PackedSection<'a>,
+}
+
+impl RowLists<'_> {
+    /// Calls `f(value, start, len)` for every run of every value, in value
+    /// order.
+    pub fn for_each(&self, mut f: impl FnMut(usize, u32, u32)) -> Result<()> {
+        let counts = self.counts.view();
+        let mut pos = 0;
+        for v in 0..counts.len() {
+            rowlist::decode_runs(
+                &self.rows,
+                &mut pos,
+                counts.get(v) as u32,
+                self.chunk.rows,
+                |s, l| f(v, s, l),
+            )
+            .map_err(|e| self.chunk.corrupt(Section::Rows, format!("value {v}: {e}")))?;
+        }
+        if pos != self.rows.len() {
+            return Err(self.chunk.corrupt(Section::Rows, "trailing bytes"));
+        }
+        Ok(())
+    }
+
+    /// Calls `f(value, start, len)` for every run of the values in `values`.
+    pub fn for_range(
+        &self,
+        values: std::ops::Range<usize>,
+        mut f: impl FnMut(usize, u32, u32),
+    ) -> Result<()> {
+        let counts = self.counts.view();
+        if values.end > counts.len() || values.start >= values.end {
+            return Ok(());
+        }
+        let group = values.start / ROW_INDEX_STRIDE;
+        let mut pos = self.index.view().get(group) as usize;
+        for v in group * ROW_INDEX_STRIDE..values.end {
+            let count = counts.get(v) as u32;
+            let res = if v < values.start {
+                rowlist::skip(&self.rows, &mut pos, count, self.chunk.rows)
+            } else {
+                rowlist::decode_runs(&self.rows, &mut pos, count, self.chunk.rows, |s, l| {
+                    f(v, s, l)
+                })
+            };
+            res.map_err(|e| self.chunk.corrupt(Section::Rows, format!("value {v}: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// The strings of a string chunk, in byte order, with the maps between string
+/// order and hash (value) order and the trigram index.
+#[derive(Debug)]
+pub struct Dictionary<'a> {
+    chunk: &'a ColumnChunk,
+    dir: PackedSection<'a>,
+    data: SectionBytes<'a>,
+    lens: PackedSection<'a>,
+    hash_to_str: PackedSection<'a>,
+    str_to_hash: PackedSection<'a>,
+    trigram_keys: PackedSection<'a>,
+    postings: SectionBytes<'a>,
+}
+
+impl Dictionary<'_> {
+    /// Number of strings (= distinct values).
+    pub fn len(&self) -> usize {
+        self.lens.len
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.lens.len == 0
+    }
+
+    /// Number of string blocks.
+    pub fn block_count(&self) -> usize {
+        self.dir.len / 2
+    }
+
+    /// Byte length of the string at string position `pos`.
+    pub fn len_of(&self, pos: usize) -> usize {
+        self.lens.view().get(pos) as usize
+    }
+
+    /// String position of value (hash order) `value`.
+    pub fn str_of_value(&self, value: usize) -> Result<usize> {
+        let s = self.hash_to_str.view().get(value) as usize;
+        if s >= self.len() {
+            return Err(self
+                .chunk
+                .corrupt(Section::HashToStr, format!("position {s} out of range")));
+        }
+        Ok(s)
+    }
+
+    /// Value index (hash order) of the string at position `pos`.
+    pub fn value_of_str(&self, pos: usize) -> Result<usize> {
+        let v = self.str_to_hash.view().get(pos) as usize;
+        if v >= self.len() {
+            return Err(self
+                .chunk
+                .corrupt(Section::StrToHash, format!("value {v} out of range")));
+        }
+        Ok(v)
+    }
+
+    /// Decodes string block `block` into `bytes` (concatenated strings) and
+    /// `ends` (end offset of each). Its strings are positions
+    /// `block * 128 ..`.
+    pub fn decode_block(
+        &self,
+        block: usize,
+        bytes: &mut Vec<u8>,
+        ends: &mut Vec<usize>,
+    ) -> Result<()> {
+        let dir = self.dir.view();
+        if block >= self.block_count() {
+            return Err(FormatError::InvalidInput(format!(
+                "no string block {block}"
+            )));
+        }
+        let off = dir.get(block * 2);
+        let lens = dir.get(block * 2 + 1);
+        let (stored, raw) = ((lens & 0xffff_ffff) as usize, (lens >> 32) as usize);
+        let src = usize::try_from(off)
+            .ok()
+            .and_then(|o| self.data.get(o..o.checked_add(stored)?))
+            .ok_or_else(|| {
+                self.chunk
+                    .corrupt(Section::StrDir, format!("block {block} out of bounds"))
+            })?;
+        let count = (self.len() - block * STRINGS_PER_BLOCK).min(STRINGS_PER_BLOCK);
+        let decompressed;
+        let raw_bytes: &[u8] = if stored == raw {
+            src
+        } else {
+            decompressed = lz4_flex::block::decompress(src, raw).map_err(|e| {
+                self.chunk
+                    .corrupt(Section::StrData, format!("block {block}: LZ4: {e}"))
+            })?;
+            if decompressed.len() != raw {
+                return Err(self
+                    .chunk
+                    .corrupt(Section::StrData, format!("block {block}: wrong size")));
+            }
+            &decompressed
+        };
+        strings::decode_block(raw_bytes, count, bytes, ends).map_err(|e| {
+            self.chunk
+                .corrupt(Section::StrData, format!("block {block}: {}", e.0))
+        })?;
+        let first = block * STRINGS_PER_BLOCK;
+        let mut start = 0;
+        for (i, &end) in ends.iter().enumerate() {
+            if end - start != self.len_of(first + i) {
+                return Err(self.chunk.corrupt(
+                    Section::StrLens,
+                    format!(
+                        "string {} has {} bytes, its length says {}",
+                        first + i,
+                        end - start,
+                        self.len_of(first + i)
+                    ),
+                ));
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// The string at string position `pos` (decodes its whole block).
+    pub fn string_at(&self, pos: usize) -> Result<Vec<u8>> {
+        let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+        let block = pos / STRINGS_PER_BLOCK;
+        self.decode_block(block, &mut bytes, &mut ends)?;
+        let i = pos % STRINGS_PER_BLOCK;
+        let start = if i == 0 { 0 } else { ends[i - 1] };
+        Ok(bytes[start..ends[i]].to_vec())
+    }
+
+    /// The string blocks containing trigram `key` (see
+    /// [`crate::strings::trigram_key`]), ascending; empty if none.
+    pub fn blocks_with_trigram(&self, key: u32) -> Result<Vec<u32>> {
+        let keys = self.trigram_keys.view();
+        let n = keys.len() / 2;
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let trigrams = n - 1;
+        // Binary search over the (key, offset) pairs.
+        let (mut lo, mut hi) = (0, trigrams);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if (keys.get(mid * 2) as u32) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo == trigrams || keys.get(lo * 2) as u32 != key {
+            return Ok(Vec::new());
+        }
+        let (start, end) = (keys.get(lo * 2 + 1) as usize, keys.get(lo * 2 + 3) as usize);
+        let list = self
+            .postings
+            .get(start..end)
+            .filter(|_| start <= end)
+            .ok_or_else(|| {
+                self.chunk
+                    .corrupt(Section::TrigramKeys, "postings out of bounds")
+            })?;
+        let mut out = Vec::new();
+        let (mut pos, mut block) = (0, 0u64);
+        while pos < list.len() {
+            let delta = crate::varint::get(list, &mut pos)
+                .ok_or_else(|| self.chunk.corrupt(Section::TrigramPostings, "truncated"))?;
+            block = block.saturating_add(delta);
+            if block >= self.block_count() as u64 || (!out.is_empty() && delta == 0) {
+                return Err(self
+                    .chunk
+                    .corrupt(Section::TrigramPostings, "block number out of range"));
+            }
+            out.push(block as u32);
+        }
+        Ok(out)
+    }
+}
+
+/// A chunk's values in row order (for materialising results and for tests).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowValues {
+    /// Keys of a fixed-width column; `None` for NULL.
+    Keys(Vec<Option<u64>>),
+    /// Strings; `None` for NULL.
+    Strings(Vec<Option<Vec<u8>>>),
+}
+
+impl ColumnChunk {
+    /// Decodes every row's value, in row order.
+    pub fn row_values(&self) -> Result<RowValues> {
+        let mut codes = Vec::new();
+        self.codes(&mut codes)?;
+        if self.data_type().is_string() {
+            let dict = self.dictionary()?;
+            let mut by_value: Vec<Vec<u8>> = vec![Vec::new(); self.distinct()];
+            let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+            for b in 0..dict.block_count() {
+                dict.decode_block(b, &mut bytes, &mut ends)?;
+                let mut start = 0;
+                for (i, &end) in ends.iter().enumerate() {
+                    let v = dict.value_of_str(b * STRINGS_PER_BLOCK + i)?;
+                    by_value[v] = bytes[start..end].to_vec();
+                    start = end;
+                }
+            }
+            Ok(RowValues::Strings(
+                codes
+                    .iter()
+                    .map(|&c| (c != u32::MAX).then(|| by_value[c as usize].clone()))
+                    .collect(),
+            ))
+        } else {
+            let keys = self.keys()?.to_vec();
+            Ok(RowValues::Keys(
+                codes
+                    .iter()
+                    .map(|&c| (c != u32::MAX).then(|| keys[c as usize]))
+                    .collect(),
+            ))
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The string dictionary of a string column chunk: the distinct strings in
+//! byte order, in blocks of 128 that are prefix-coded and then LZ4-compressed
+//! where that pays, their lengths, and an ASCII trigram index from trigram to
+//! string blocks.
+
+use crate::layout::STRINGS_PER_BLOCK;
+use crate::{packed, varint};
+
+/// The encoded sections of a dictionary.
+pub(crate) struct Dictionary {
+    pub dir: Vec<u8>,
+    pub data: Vec<u8>,
+    pub lens: Vec<u8>,
+    pub len_width: u8,
+    pub blocks: u32,
+    pub trigrams: u32,
+    pub trigram_keys: Vec<u8>,
+    pub trigram_postings: Vec<u8>,
+}
+
+/// Encodes `sorted` (distinct strings in ascending byte order).
+pub(crate) fn encode_dictionary(sorted: &[&[u8]]) -> Dictionary {
+    let max_len = sorted.iter().map(|s| s.len()).max().unwrap_or(0);
+    let len_width = packed::width_for(max_len as u64).min(4);
+    let mut lens = Vec::with_capacity(sorted.len() * len_width as usize);
+    for s in sorted {
+        packed::put(&mut lens, s.len() as u64, len_width);
+    }
+    let mut dir = Vec::new();
+    let mut data = Vec::new();
+    let mut raw = Vec::new();
+    let mut pairs: Vec<u64> = Vec::new();
+    let mut block_trigrams: Vec<u32> = Vec::new();
+    for (b, chunk) in sorted.chunks(STRINGS_PER_BLOCK).enumerate() {
+        raw.clear();
+        block_trigrams.clear();
+        let mut prev: &[u8] = &[];
+        for s in chunk {
+            let shared = prev
+                .iter()
+                .zip(s.iter())
+                .take_while(|(a, b)| a == b)
+                .count();
+            varint::put(&mut raw, shared as u64);
+            varint::put(&mut raw, (s.len() - shared) as u64);
+            raw.extend_from_slice(&s[shared..]);
+            prev = s;
+            for_each_trigram(s, |t| block_trigrams.push(t));
+        }
+        block_trigrams.sort_unstable();
+        block_trigrams.dedup();
+        pairs.extend(
+            block_trigrams
+                .iter()
+                .map(|&t| (u64::from(t) << 32) | b as u64),
+        );
+        let offset = data.len() as u64;
+        let compressed = lz4_flex::block::compress(&raw);
+        let stored: &[u8] = if compressed.len() < raw.len() {
+            &compressed
+        } else {
+            &raw
+        };
+        data.extend_from_slice(stored);
+        dir.extend_from_slice(&offset.to_le_bytes());
+        dir.extend_from_slice(&(stored.len() as u32).to_le_bytes());
+        dir.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+    }
+    pairs.sort_unstable();
+    let mut trigram_keys = Vec::new();
+    let mut trigram_postings = Vec::new();
+    let mut trigrams = 0u32;
+    let mut i = 0;
+    while i < pairs.len() {
+        let t = (pairs[i] >> 32) as u32;
+        trigram_keys.extend_from_slice(&t.to_le_bytes());
+        trigram_keys.extend_from_slice(&(trigram_postings.len() as u32).to_le_bytes());
+        trigrams += 1;
+        let mut prev = 0u64;
+        while i < pairs.len() && (pairs[i] >> 32) as u32 == t {
+            let block = pairs[i] & 0xffff_ffff;
+            varint::put(&mut trigram_postings, block - prev);
+            prev = block;
+            i += 1;
+        }
+    }
+    if trigrams > 0 {
+        // Sentinel: the end of the last postings list.
+        trigram_keys.extend_from_slice(&u32::MAX.to_le_bytes());
+        trigram_keys.extend_from_slice(&(trigram_postings.len() as u32).to_le_bytes());
+    }
+    Dictionary {
+        dir,
+        data,
+        lens,
+        len_width,
+        blocks: sorted.len().div_ceil(STRINGS_PER_BLOCK) as u32,
+        trigrams,
+        trigram_keys,
+        trigram_postings,
+    }
+}
+
+/// The trigram key of three ASCII bytes, after folding `A-Z` to `a-z`:
+/// `b0 << 14 | b1 << 7 | b2`; `None` if any byte is not ASCII.
+#[inline]
+pub fn trigram_key(t: [u8; 3]) -> Option<u32> {
+    if t.iter().any(|&b| b >= 0x80) {
+        return None;
+    }
+    let [a, b, c] = t.map(|x| u32::from(x.to_ascii_lowercase()));
+    Some((a << 14) | (b << 7) | c)
+}
+
+/// Calls `f` with the key of every ASCII trigram of `s` (with repeats).
+#[inline]
+pub fn for_each_trigram(s: &[u8], mut f: impl FnMut(u32)) {
+    for w in s.windows(3) {
+        if let Some(k) = trigram_key([w[0], w[1], w[2]]) {
+            f(k);
+        }
+    }
+}
+
+/// Why a string block could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StringBlockError(pub String);
+
+/// Decodes the prefix coding of one raw (decompressed) string block holding
+/// `count` strings into `bytes` (concatenated) and `ends` (end offset of each
+/// string in `bytes`). Both are cleared first.
+pub fn decode_block(
+    raw: &[u8],
+    count: usize,
+    bytes: &mut Vec<u8>,
+    ends: &mut Vec<usize>,
+) -> Result<(), StringBlockError> {
+    bytes.clear();
+    ends.clear();
+    let mut pos = 0;
+    let mut prev_start = 0usize;
+    for i in 0..count {
+        let err = |what: &str| StringBlockError(format!("string {i}: {what}"));
+        let shared = varint::get(raw, &mut pos).ok_or_else(|| err("truncated prefix length"))?;
+        let suffix = varint::get(raw, &mut pos).ok_or_else(|| err("truncated suffix length"))?;
+        let prev_len = bytes.len() - prev_start;
+        if shared > prev_len as u64 {
+            return Err(err("shares more bytes than the previous string has"));
+        }
+        let suffix_end = (pos as u64)
+            .checked_add(suffix)
+            .filter(|&e| e <= raw.len() as u64)
+            .ok_or_else(|| err("suffix runs past the block"))? as usize;
+        let start = bytes.len();
+        bytes.extend_from_within(prev_start..prev_start + shared as usize);
+        bytes.extend_from_slice(&raw[pos..suffix_end]);
+        pos = suffix_end;
+        prev_start = start;
+        ends.push(bytes.len());
+    }
+    if pos != raw.len() {
+        return Err(StringBlockError(format!(
+            "{} bytes left over after {count} strings",
+            raw.len() - pos
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_round_trip() {
+        let mut strings: Vec<Vec<u8>> = (0..300)
+            .map(|i| format!("https://example.com/page/{i}").into_bytes())
+            .collect();
+        strings.push(Vec::new());
+        strings.push(vec![0xff, 0xfe, b'\n']);
+        strings.sort();
+        let refs: Vec<&[u8]> = strings.iter().map(|s| s.as_slice()).collect();
+        let d = encode_dictionary(&refs);
+        assert_eq!(d.blocks, 3);
+        let mut all = Vec::new();
+        for b in 0..d.blocks as usize {
+            let e = &d.dir[b * 16..b * 16 + 16];
+            let off = u64::from_le_bytes(e[..8].try_into().unwrap()) as usize;
+            let stored = u32::from_le_bytes(e[8..12].try_into().unwrap()) as usize;
+            let raw_len = u32::from_le_bytes(e[12..16].try_into().unwrap()) as usize;
+            let stored_bytes = &d.data[off..off + stored];
+            let raw = if stored == raw_len {
+                stored_bytes.to_vec()
+            } else {
+                lz4_flex::block::decompress(stored_bytes, raw_len).unwrap()
+            };
+            let count = (strings.len() - b * 128).min(128);
+            let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+            decode_block(&raw, count, &mut bytes, &mut ends).unwrap();
+            let mut start = 0;
+            for e in ends {
+                all.push(bytes[start..e].to_vec());
+                start = e;
+            }
+        }
+        assert_eq!(all, strings);
+    }
+
+    #[test]
+    fn trigrams_fold_ascii_case_only() {
+        assert_eq!(trigram_key(*b"GOO"), trigram_key(*b"goo"));
+        assert_eq!(trigram_key([b'a', 0xd0, b'b']), None);
+        let mut n = 0;
+        for_each_trigram(b"ab", |_| n += 1);
+        assert_eq!(n, 0);
+        for_each_trigram(b"abcd", |_| n += 1);
+        assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn corrupt_blocks_are_errors() {
+        let (mut b, mut e) = (Vec::new(), Vec::new());
+        assert!(decode_block(&[5, 1, b'a'], 1, &mut b, &mut e).is_err());
+        assert!(decode_block(&[0, 9, b'a'], 1, &mut b, &mut e).is_err());
+        assert!(decode_block(&[0, 1, b'a', 0], 1, &mut b, &mut e).is_err());
+        assert!(decode_block(&[0, 1, b'a'], 2, &mut b, &mut e).is_err());
+    }
+}

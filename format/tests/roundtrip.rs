@@ -1,0 +1,317 @@
+//! Write-then-read round trips of every type, at the block-size boundaries.
+
+use proptest::prelude::*;
+use strata_format::types::{float_key, signed_key};
+use strata_format::{
+    string_hash, ColumnData, DataType, Field, RowValues, Schema, Table, TableWriter, WriteOptions,
+};
+
+/// A column's values in row order, as the test generates them.
+#[derive(Debug, Clone)]
+enum Col {
+    Keys(Vec<Option<u64>>),
+    Strs(Vec<Option<Vec<u8>>>),
+}
+
+impl Col {
+    fn len(&self) -> usize {
+        match self {
+            Col::Keys(v) => v.len(),
+            Col::Strs(v) => v.len(),
+        }
+    }
+
+    fn slice(&self, r: std::ops::Range<usize>) -> ColumnData {
+        match self {
+            Col::Keys(v) => {
+                let mut c = ColumnData::new_fixed();
+                for k in &v[r] {
+                    match k {
+                        Some(k) => c.push_key(*k).unwrap(),
+                        None => c.push_null(),
+                    }
+                }
+                c
+            }
+            Col::Strs(v) => {
+                let mut c = ColumnData::new_strings();
+                for s in &v[r] {
+                    match s {
+                        Some(s) => c.push_str(s).unwrap(),
+                        None => c.push_null(),
+                    }
+                }
+                c
+            }
+        }
+    }
+}
+
+fn write_and_read(fields: Vec<Field>, cols: &[Col], block_rows: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t");
+    let schema = Schema::new(fields).unwrap();
+    let rows = cols[0].len();
+    let mut w = TableWriter::create(
+        &path,
+        schema.clone(),
+        WriteOptions {
+            block_rows,
+            sync: false,
+        },
+    )
+    .unwrap();
+    let mut start = 0;
+    while start < rows {
+        let end = (start + block_rows).min(rows);
+        w.write_block(cols.iter().map(|c| c.slice(start..end)).collect())
+            .unwrap();
+        start = end;
+    }
+    let summary = w.finish().unwrap();
+    assert_eq!(summary.rows, rows as u64);
+    let t = Table::open(&path).unwrap();
+    assert_eq!(t.schema(), &schema);
+    assert_eq!(t.num_rows(), rows as u64);
+    assert_eq!(t.num_blocks(), rows.div_ceil(block_rows));
+    for (c, col) in cols.iter().enumerate() {
+        let mut got_keys = Vec::new();
+        let mut got_strs = Vec::new();
+        for b in 0..t.num_blocks() {
+            let chunk = t.chunk(b, c).unwrap();
+            match chunk.row_values().unwrap() {
+                RowValues::Keys(k) => got_keys.extend(k),
+                RowValues::Strings(s) => got_strs.extend(s),
+            }
+            check_chunk_invariants(&t, b, c);
+        }
+        match col {
+            Col::Keys(want) => assert_eq!(&got_keys, want, "column {c}"),
+            Col::Strs(want) => assert_eq!(&got_strs, want, "column {c}"),
+        }
+    }
+}
+
+/// Statistics and sorted sections agree with the data.
+fn check_chunk_invariants(t: &Table, b: usize, c: usize) {
+    let chunk = t.chunk(b, c).unwrap();
+    let stats = t.stats(b, c);
+    let counts = chunk.counts().unwrap();
+    let total: u64 = (0..chunk.distinct()).map(|i| counts.view().get(i)).sum();
+    assert_eq!(total + u64::from(stats.null_count), u64::from(stats.rows));
+    if chunk.data_type().is_string() {
+        let hashes = chunk.hashes().unwrap();
+        let h = hashes.as_slice();
+        assert!(h.windows(2).all(|w| w[0] < w[1]));
+        let dict = chunk.dictionary().unwrap();
+        for v in 0..chunk.distinct() {
+            let s = dict.string_at(dict.str_of_value(v).unwrap()).unwrap();
+            assert_eq!(string_hash(&s), h[v]);
+        }
+    } else {
+        let keys = chunk.keys().unwrap().to_vec();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]));
+        if let (Some(first), Some(last)) = (keys.first(), keys.last()) {
+            assert_eq!((*first, *last), (stats.min, stats.max));
+        }
+    }
+}
+
+fn key_strategy() -> impl Strategy<Value = Option<u64>> {
+    prop_oneof![
+        1 => Just(None),
+        3 => (0u64..5).prop_map(Some),
+        3 => any::<u64>().prop_map(Some),
+        1 => Just(Some(u64::MAX)),
+        1 => Just(Some(0)),
+    ]
+}
+
+fn string_strategy() -> impl Strategy<Value = Option<Vec<u8>>> {
+    prop_oneof![
+        1 => Just(None),
+        2 => Just(Some(Vec::new())),
+        3 => prop::collection::vec(any::<u8>(), 0..40).prop_map(Some),
+        3 => "[a-c]{0,6}".prop_map(|s| Some(s.into_bytes())),
+        1 => "(https://[a-z]{1,8}\\.ru/)?[\\PC]{0,12}".prop_map(|s| Some(s.into_bytes())),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn random_tables_round_trip(
+        rows in prop::collection::vec((key_strategy(), string_strategy()), 1..300),
+        block_rows in prop_oneof![Just(1usize), Just(3), Just(7), Just(64), Just(1000)],
+    ) {
+        let keys = Col::Keys(rows.iter().map(|r| r.0).collect());
+        let strs = Col::Strs(rows.iter().map(|r| r.1.clone()).collect());
+        write_and_read(
+            vec![
+                Field::new("k", DataType::UInt64, true),
+                Field::new("s", DataType::String, true),
+            ],
+            &[keys, strs],
+            block_rows,
+        );
+    }
+}
+
+#[test]
+fn every_type_round_trips() {
+    let n = 1000;
+    let types = [
+        (
+            DataType::Bool,
+            (0..n).map(|i| Some((i % 2) as u64)).collect::<Vec<_>>(),
+        ),
+        (
+            DataType::Int8,
+            (0..n)
+                .map(|i| Some(signed_key((i % 256) as i64 - 128)))
+                .collect(),
+        ),
+        (
+            DataType::Int16,
+            (0..n)
+                .map(|i| Some(signed_key(i as i64 * 31 - 15000)))
+                .collect(),
+        ),
+        (
+            DataType::Int32,
+            (0..n)
+                .map(|i| Some(signed_key(i as i64 * 1_000_003 - (1 << 30))))
+                .collect(),
+        ),
+        (
+            DataType::Int64,
+            (0..n)
+                .map(|i| Some(signed_key(if i % 2 == 0 { i64::MIN } else { i64::MAX })))
+                .collect(),
+        ),
+        (
+            DataType::UInt8,
+            (0..n).map(|i| Some((i % 256) as u64)).collect(),
+        ),
+        (
+            DataType::UInt16,
+            (0..n).map(|i| Some((i * 65) as u64 % 65536)).collect(),
+        ),
+        (
+            DataType::UInt32,
+            (0..n)
+                .map(|i| Some(i as u64 * 4_000_000 % (1 << 32)))
+                .collect(),
+        ),
+        (
+            DataType::UInt64,
+            (0..n).map(|i| Some(u64::MAX - i as u64)).collect(),
+        ),
+        (
+            DataType::Float32,
+            (0..n)
+                .map(|i| Some(float_key(i as f32 as f64 / 3.0)))
+                .collect(),
+        ),
+        (
+            DataType::Float64,
+            (0..n)
+                .map(|i| {
+                    Some(float_key(
+                        [f64::NAN, -0.0, f64::INFINITY, -1e300, 0.5][i % 5],
+                    ))
+                })
+                .collect(),
+        ),
+        (
+            DataType::Date,
+            (0..n)
+                .map(|i| Some(signed_key(15_000 + (i % 31) as i64)))
+                .collect(),
+        ),
+        (
+            DataType::Timestamp,
+            (0..n)
+                .map(|i| Some(signed_key(1_372_636_800 + i as i64 * 7)))
+                .collect(),
+        ),
+        (
+            DataType::Decimal {
+                precision: 18,
+                scale: 4,
+            },
+            (0..n)
+                .map(|i| {
+                    if i % 10 == 0 {
+                        None
+                    } else {
+                        Some(signed_key(i as i64 * 12345))
+                    }
+                })
+                .collect(),
+        ),
+    ];
+    let fields = types
+        .iter()
+        .enumerate()
+        .map(|(i, (t, v))| Field::new(format!("c{i}"), *t, v.iter().any(Option::is_none)))
+        .collect();
+    let cols: Vec<Col> = types.iter().map(|(_, v)| Col::Keys(v.clone())).collect();
+    write_and_read(fields, &cols, 333);
+}
+
+#[test]
+fn block_size_boundaries() {
+    let block = 1 << 19;
+    for rows in [1usize, block - 1, block, block + 1] {
+        let keys = Col::Keys(
+            (0..rows)
+                .map(|i| Some((i as u64 * 2_654_435_761) % 1_000_003))
+                .collect(),
+        );
+        let strs = Col::Strs(
+            (0..rows)
+                .map(|i| Some(format!("v{}", i % 777).into_bytes()))
+                .collect(),
+        );
+        write_and_read(
+            vec![
+                Field::new("k", DataType::UInt64, false),
+                Field::new("s", DataType::String, false),
+            ],
+            &[keys, strs],
+            block,
+        );
+    }
+}
+
+#[test]
+fn all_equal_all_distinct_long_and_invalid_strings() {
+    let rows = 2000;
+    let long: Vec<u8> = (0..70_000u32).map(|i| (i % 251) as u8).collect();
+    let strs = Col::Strs(
+        (0..rows)
+            .map(|i| match i % 5 {
+                0 => Some(long.clone()),
+                1 => Some(vec![0xff, 0xc3, 0x28, b'\n', b'\t']),
+                2 => Some("Пример строки\nс переводом".as_bytes().to_vec()),
+                3 => Some(format!("unique-{i}").into_bytes()),
+                _ => Some(Vec::new()),
+            })
+            .collect(),
+    );
+    let equal = Col::Keys(vec![Some(42); rows]);
+    let distinct = Col::Keys((0..rows).map(|i| Some(i as u64 * 7919)).collect());
+    let all_null = Col::Strs(vec![None; rows]);
+    write_and_read(
+        vec![
+            Field::new("s", DataType::String, false),
+            Field::new("eq", DataType::Int64, false),
+            Field::new("d", DataType::Int64, false),
+            Field::new("n", DataType::String, true),
+        ],
+        &[strs, equal, distinct, all_null],
+        700,
+    );
+}
