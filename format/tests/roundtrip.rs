@@ -1,4 +1,5 @@
 //! Write-then-read round trips of every type, at the block-size boundaries.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
 use strata_format::types::{float_key, signed_key};
