@@ -105,9 +105,9 @@ fn check_chunk_invariants(t: &Table, b: usize, c: usize) {
         let h = hashes.as_slice();
         assert!(h.windows(2).all(|w| w[0] < w[1]));
         let dict = chunk.dictionary().unwrap();
-        for v in 0..chunk.distinct() {
+        for (v, hash) in h.iter().enumerate() {
             let s = dict.string_at(dict.str_of_value(v).unwrap()).unwrap();
-            assert_eq!(string_hash(&s), h[v]);
+            assert_eq!(string_hash(&s), *hash);
         }
     } else {
         let keys = chunk.keys().unwrap().to_vec();
