@@ -34,6 +34,7 @@ pub mod rowlist;
 pub mod strings;
 pub mod types;
 pub mod varint;
+pub mod verify;
 pub mod writer;
 
 pub use column::ColumnData;
@@ -42,4 +43,5 @@ pub use error::{FormatError, Result};
 pub use layout::{Section, FORMAT_VERSION};
 pub use reader::{ColumnChunk, ColumnStats, Dictionary, Keys, RowLists, RowValues, Table};
 pub use types::{DataType, Field, Schema};
+pub use verify::{verify_table, VerifyReport};
 pub use writer::{TableWriter, WriteOptions, WriteSummary, DEFAULT_BLOCK_ROWS};

@@ -106,6 +106,9 @@ impl Manifest {
                 supported: FORMAT_VERSION,
             });
         }
+        if le_u32(&header[12..16]) != 0 || le_u32(&footer[20..24]) != 0 {
+            return Err(bad("manifest", "reserved bytes are not zero".into()));
+        }
         let body_len = le_u64(&footer[..8]);
         if body_len != body.len() as u64 {
             return Err(bad(

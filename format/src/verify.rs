@@ -1,0 +1,226 @@
+//! Full verification of a table: every checksum and every structural
+//! invariant, for `strata verify`.
+
+use std::fs;
+use std::path::Path;
+
+use crate::error::{FormatError, Result};
+use crate::layout::{
+    checksum, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN, MANIFEST_FILE, STRINGS_PER_BLOCK,
+};
+use crate::reader::{ColumnChunk, Table};
+use crate::string_hash;
+use crate::strings::for_each_trigram;
+
+/// What [`verify_table`] found.
+#[derive(Debug, Default)]
+pub struct VerifyReport {
+    /// Block files checked.
+    pub files: usize,
+    /// Bytes checked (manifest and block files).
+    pub bytes: u64,
+    /// Every problem found, each naming its file and section.
+    pub problems: Vec<FormatError>,
+    /// Files in the directory that the manifest does not refer to.
+    pub stray_files: Vec<String>,
+}
+
+/// Checks the table at `path` completely. Returns `Err` only if the manifest
+/// itself cannot be read; damage inside block files is listed in the report.
+pub fn verify_table(path: &Path) -> Result<VerifyReport> {
+    let table = Table::open(path)?;
+    let mut report = VerifyReport {
+        bytes: fs::metadata(path.join(MANIFEST_FILE)).map_or(0, |m| m.len()),
+        ..VerifyReport::default()
+    };
+    let mut known = std::collections::HashSet::new();
+    known.insert(MANIFEST_FILE.to_string());
+    for b in 0..table.num_blocks() {
+        let file = table.block_path(b);
+        if let Some(name) = file.file_name() {
+            known.insert(name.to_string_lossy().into_owned());
+        }
+        report.files += 1;
+        report.bytes += table.manifest().blocks[b].file_len.get();
+        if let Err(e) = verify_block(&table, b, &mut report.problems) {
+            report.problems.push(e);
+        }
+    }
+    if let Ok(entries) = fs::read_dir(path) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !known.contains(&name) {
+                report.stray_files.push(name);
+            }
+        }
+    }
+    report.stray_files.sort();
+    Ok(report)
+}
+
+fn verify_block(table: &Table, b: usize, problems: &mut Vec<FormatError>) -> Result<()> {
+    let path = table.block_path(b);
+    let bytes = fs::read(&path).map_err(|e| FormatError::io("reading", &path, e))?;
+    let entry = &table.manifest().blocks[b];
+    if bytes.len() as u64 != entry.file_len.get() {
+        return Err(FormatError::corrupt(
+            &path,
+            "file",
+            format!(
+                "{} bytes, the manifest says {}",
+                bytes.len(),
+                entry.file_len.get()
+            ),
+        ));
+    }
+    let before = problems.len();
+    let mut ends = bytes[..BLOCK_HEADER_LEN].to_vec();
+    ends.extend_from_slice(&bytes[bytes.len() - BLOCK_FOOTER_LEN..]);
+    if checksum(&ends) != entry.ends_checksum.get() {
+        problems.push(FormatError::corrupt(
+            &path,
+            "header or footer",
+            "checksum mismatch",
+        ));
+    }
+    // Every byte is in the header, the footer, a section or zero padding.
+    let mut covered = vec![
+        (0usize, BLOCK_HEADER_LEN),
+        (bytes.len() - BLOCK_FOOTER_LEN, bytes.len()),
+    ];
+    for (c, field) in table.schema().fields.iter().enumerate() {
+        let meta = table.manifest().chunk(b, c);
+        for s in Section::ALL {
+            let m = &meta.sections[s as usize];
+            let (off, len) = (m.offset.get() as usize, m.stored_len.get() as usize);
+            if len == 0 {
+                continue;
+            }
+            covered.push((off, off + len));
+            if checksum(&bytes[off..off + len]) != m.checksum.get() {
+                problems.push(FormatError::corrupt(
+                    &path,
+                    format!("column {}, {}", field.name, s.name()),
+                    "checksum mismatch",
+                ));
+            }
+        }
+    }
+    covered.sort_unstable();
+    let mut end = 0;
+    for (s, e) in covered {
+        if s < end {
+            problems.push(FormatError::corrupt(
+                &path,
+                "layout",
+                format!("sections overlap at byte {s}"),
+            ));
+        } else if bytes[end..s].iter().any(|&x| x != 0) {
+            problems.push(FormatError::corrupt(
+                &path,
+                "layout",
+                format!("non-zero padding at bytes {end}..{s}"),
+            ));
+        }
+        end = end.max(e);
+    }
+    if problems.len() > before {
+        return Ok(());
+    }
+    for c in 0..table.schema().len() {
+        match table.chunk(b, c) {
+            Ok(chunk) => {
+                if let Err(e) = verify_chunk(table, b, c, &chunk) {
+                    problems.push(e);
+                }
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    Ok(())
+}
+
+fn verify_chunk(table: &Table, b: usize, c: usize, chunk: &ColumnChunk) -> Result<()> {
+    let name = &table.schema().fields[c].name;
+    let bad = |what: &str, detail: String| {
+        FormatError::corrupt(chunk.path(), format!("column {name}, {what}"), detail)
+    };
+    let rows = chunk.rows() as usize;
+    let d = chunk.distinct();
+    // Row lists cover every row exactly once.
+    let mut seen = vec![false; rows];
+    let mut twice = false;
+    let mut mark = |s: u32, l: u32| {
+        for r in &mut seen[s as usize..(s + l) as usize] {
+            twice |= *r;
+            *r = true;
+        }
+    };
+    chunk.row_lists()?.for_each(|_, s, l| mark(s, l))?;
+    for (s, l) in chunk.null_runs()? {
+        mark(s, l);
+    }
+    if twice || seen.iter().any(|&x| !x) {
+        return Err(bad("row lists", "rows are missing or listed twice".into()));
+    }
+    let counts = chunk.counts()?;
+    if (0..d).any(|i| counts.view().get(i) == 0) {
+        return Err(bad("counts", "a value with no rows".into()));
+    }
+    if chunk.data_type().is_string() {
+        let hashes = chunk.hashes()?;
+        let h = hashes.as_slice();
+        if h.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(bad("values", "hashes are not strictly increasing".into()));
+        }
+        let dict = chunk.dictionary()?;
+        let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+        let mut prev: Option<Vec<u8>> = None;
+        let mut trigrams: Vec<(u32, u32)> = Vec::new();
+        for blk in 0..dict.block_count() {
+            dict.decode_block(blk, &mut bytes, &mut ends)?;
+            let mut start = 0;
+            for (i, &end) in ends.iter().enumerate() {
+                let s = &bytes[start..end];
+                start = end;
+                let pos = blk * STRINGS_PER_BLOCK + i;
+                if prev.as_deref().is_some_and(|p| p >= s) {
+                    return Err(bad("strings", format!("string {pos} is out of order")));
+                }
+                prev = Some(s.to_vec());
+                let v = dict.value_of_str(pos)?;
+                if dict.str_of_value(v)? != pos {
+                    return Err(bad("string maps", format!("maps disagree at string {pos}")));
+                }
+                if string_hash(s) != h[v] {
+                    return Err(bad(
+                        "values",
+                        format!("string {pos} does not hash to value {v}"),
+                    ));
+                }
+                for_each_trigram(s, |t| trigrams.push((t, blk as u32)));
+            }
+        }
+        trigrams.sort_unstable();
+        trigrams.dedup();
+        for (t, blk) in trigrams {
+            if !dict.blocks_with_trigram(t)?.contains(&blk) {
+                return Err(bad(
+                    "trigram index",
+                    format!("trigram {t:#x} missing for string block {blk}"),
+                ));
+            }
+        }
+    } else if d > 0 {
+        let keys = chunk.keys()?;
+        let v = keys.to_vec();
+        if v.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(bad("values", "keys are not strictly increasing".into()));
+        }
+        let stats = table.stats(b, c);
+        if v.first() != Some(&stats.min) || v.last() != Some(&stats.max) {
+            return Err(bad("statistics", "min/max disagree with the values".into()));
+        }
+    }
+    Ok(())
+}

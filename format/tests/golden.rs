@@ -1,0 +1,150 @@
+//! The committed table in `tests/golden/v1` was written by format version 1.
+//! Every later build must read it back exactly. Regenerate it only when
+//! starting a new format version (keep the old directory):
+//! `STRATA_WRITE_GOLDEN=1 cargo test -p strata-format --test golden`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+
+use strata_format::types::{bool_key, float_key, signed_key};
+use strata_format::{
+    ColumnData, DataType, Field, RowValues, Schema, Table, TableWriter, WriteOptions,
+};
+
+const ROWS: usize = 40;
+
+fn schema() -> Schema {
+    Schema::new(vec![
+        Field::new("b", DataType::Bool, false),
+        Field::new("i8", DataType::Int8, false),
+        Field::new("i16", DataType::Int16, false),
+        Field::new("i32", DataType::Int32, true),
+        Field::new("i64", DataType::Int64, false),
+        Field::new("u8", DataType::UInt8, false),
+        Field::new("u16", DataType::UInt16, false),
+        Field::new("u32", DataType::UInt32, false),
+        Field::new("u64", DataType::UInt64, false),
+        Field::new("f32", DataType::Float32, false),
+        Field::new("f64", DataType::Float64, true),
+        Field::new("d", DataType::Date, false),
+        Field::new("ts", DataType::Timestamp, false),
+        Field::new(
+            "dec",
+            DataType::Decimal {
+                precision: 10,
+                scale: 2,
+            },
+            false,
+        ),
+        Field::new("s", DataType::String, true),
+    ])
+    .unwrap()
+}
+
+/// The expected value of column `c` at row `r`: a key, a string, or NULL.
+fn value(c: usize, r: usize) -> Option<Result<u64, Vec<u8>>> {
+    let i = r as i64;
+    Some(Ok(match c {
+        0 => bool_key(r.is_multiple_of(3)),
+        1 => signed_key(i * 7 % 256 - 128),
+        2 => signed_key(i * 997 - 20_000),
+        3 if r.is_multiple_of(5) => return None,
+        3 => signed_key(i * 100_000_007 % 2_000_000_000 - 1_000_000_000),
+        4 => signed_key(if r.is_multiple_of(2) {
+            i64::MIN + i
+        } else {
+            i64::MAX - i
+        }),
+        5 => (r % 4) as u64,
+        6 => (r * 1000 % 65536) as u64,
+        7 => (r as u64) << 20,
+        8 => u64::MAX - r as u64 % 3,
+        9 => float_key(f64::from(r as f32 * 0.25 - 3.0)),
+        10 if r.is_multiple_of(7) => return None,
+        10 => float_key([f64::NAN, f64::NEG_INFINITY, -0.0, 1.5e300, -2.25][r % 5]),
+        11 => signed_key(15_887 + i % 31),
+        12 => signed_key(1_372_636_800 + i * 86_399),
+        13 => signed_key(i * 12_345 - 99_999),
+        14 if r.is_multiple_of(6) => return None,
+        14 => {
+            return Some(Err(match r % 4 {
+                0 => Vec::new(),
+                1 => "Привет, мир\nвторая строка".as_bytes().to_vec(),
+                2 => vec![0xff, 0xfe, b'x', 0xc3],
+                _ => format!("https://example.com/page?id={}", r % 11).into_bytes(),
+            }))
+        }
+        _ => unreachable!(),
+    }))
+}
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/v1")
+}
+
+#[test]
+fn golden_v1_reads_back_exactly() {
+    let dir = golden_dir();
+    if std::env::var_os("STRATA_WRITE_GOLDEN").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+        let schema = schema();
+        let mut w = TableWriter::create(
+            &dir,
+            schema.clone(),
+            WriteOptions {
+                block_rows: 16,
+                sync: true,
+            },
+        )
+        .unwrap();
+        for start in (0..ROWS).step_by(16) {
+            let end = (start + 16).min(ROWS);
+            let cols = (0..schema.len())
+                .map(|c| {
+                    let mut col = if schema.fields[c].data_type.is_string() {
+                        ColumnData::new_strings()
+                    } else {
+                        ColumnData::new_fixed()
+                    };
+                    for r in start..end {
+                        match value(c, r) {
+                            None => col.push_null(),
+                            Some(Ok(k)) => col.push_key(k).unwrap(),
+                            Some(Err(s)) => col.push_str(&s).unwrap(),
+                        }
+                    }
+                    col
+                })
+                .collect();
+            w.write_block(cols).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    let t = Table::open(&dir).unwrap();
+    assert_eq!(t.schema(), &schema());
+    assert_eq!(t.num_rows(), ROWS as u64);
+    assert_eq!(t.num_blocks(), 3);
+    for c in 0..t.schema().len() {
+        let mut r = 0;
+        for b in 0..t.num_blocks() {
+            match t.chunk(b, c).unwrap().row_values().unwrap() {
+                RowValues::Keys(keys) => {
+                    for k in keys {
+                        assert_eq!(k.map(Ok), value(c, r), "column {c} row {r}");
+                        r += 1;
+                    }
+                }
+                RowValues::Strings(strs) => {
+                    for s in strs {
+                        assert_eq!(s.map(Err), value(c, r), "column {c} row {r}");
+                        r += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(r, ROWS);
+    }
+    let report = strata_format::verify_table(&dir).unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+}
