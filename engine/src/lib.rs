@@ -1,2 +1,152 @@
 //! strata's query engine: parses SQL, plans it and runs it in parallel over the
 //! memory-mapped blocks of a strata table.
+//!
+//! ```text
+//! SQL --parse/bind--> Query --plan--> Plan --run (rayon, per block)--> QueryResult
+//! ```
+//!
+//! The engine is stateless: every query opens what it needs from the mapped
+//! files. It works on each block's sorted distinct values, their counts and
+//! row lists rather than on rows wherever it can, and merges per-block
+//! sorted vectors of groups (see [`merge`]).
+
+pub mod agg;
+pub mod bind;
+pub mod block;
+pub mod error;
+pub mod exec;
+pub mod explain;
+pub mod expr;
+pub mod filter;
+pub mod group;
+pub mod merge;
+pub mod order;
+pub mod result;
+pub mod value;
+
+use std::path::{Path, PathBuf};
+
+use strata_format::Table;
+
+pub use error::{EngineError, Result};
+pub use result::{QueryResult, ResultColumn};
+pub use value::{LType, Value, Vector};
+
+/// Resolves the table named in FROM.
+pub trait Catalog {
+    /// Opens the table `name` (as written in the query).
+    fn open(&self, name: &str) -> Result<Table>;
+}
+
+/// A directory of tables: `FROM hits` opens `<dir>/hits`; a name containing
+/// a path separator (written quoted) is opened as a path.
+#[derive(Debug, Clone)]
+pub struct Database {
+    dir: PathBuf,
+}
+
+impl Database {
+    /// A database in directory `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> Database {
+        Database { dir: dir.into() }
+    }
+}
+
+impl Catalog for Database {
+    fn open(&self, name: &str) -> Result<Table> {
+        let path = if name.contains('/') || name.contains('\\') {
+            PathBuf::from(name)
+        } else {
+            self.dir.join(name)
+        };
+        match Table::open(&path) {
+            Ok(t) => Ok(t),
+            Err(strata_format::FormatError::NotATable(_)) => {
+                let names = std::fs::read_dir(&self.dir)
+                    .map(|rd| {
+                        rd.filter_map(|e| e.ok())
+                            .filter(|e| e.path().join("MANIFEST").exists())
+                            .filter_map(|e| e.file_name().into_string().ok())
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default();
+                Err(EngineError::NotFound {
+                    kind: "table",
+                    name: name.to_string(),
+                    suggestion: error::closest(name, names.iter().map(|s| s.as_str())),
+                })
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// The query engine: a thread pool and nothing else (no state between
+/// queries).
+#[derive(Debug)]
+pub struct Engine {
+    pool: rayon::ThreadPool,
+}
+
+impl Engine {
+    /// An engine using `threads` threads (0: one per core).
+    pub fn new(threads: usize) -> Result<Engine> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("strata-{i}"))
+            .build()
+            .map_err(|e| EngineError::Internal(format!("thread pool: {e}")))?;
+        Ok(Engine { pool })
+    }
+
+    /// Number of threads.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// Runs `sql` against `table` (whatever name its FROM clause uses).
+    /// `EXPLAIN <query>` returns the plan as a one-column result.
+    pub fn query(&self, table: &Table, sql: &str) -> Result<QueryResult> {
+        if let Some(inner) = bind::strip_explain(sql) {
+            let text = self.explain(table, inner)?;
+            let mut v = Vector::empty(LType::Varchar, 0);
+            for line in text.lines() {
+                v.push(&Value::Str(line.as_bytes().to_vec()));
+            }
+            return Ok(QueryResult {
+                columns: vec![ResultColumn {
+                    name: "explain".into(),
+                    ty: LType::Varchar,
+                    values: v,
+                }],
+            });
+        }
+        let q = bind::parse(sql)?;
+        let bound = bind::bind(&q, table.schema())?;
+        self.pool.install(|| {
+            let plan = exec::plan(bound, table)?;
+            exec::run(&plan, table)
+        })
+    }
+
+    /// Runs `sql`, opening its FROM table through `catalog`.
+    pub fn query_in(&self, catalog: &dyn Catalog, sql: &str) -> Result<QueryResult> {
+        let inner = bind::strip_explain(sql).unwrap_or(sql);
+        let q = bind::parse(inner)?;
+        let table = catalog.open(&bind::table_name(&q)?)?;
+        self.query(&table, sql)
+    }
+
+    /// The plan of `sql` over `table` and each block's strategy.
+    pub fn explain(&self, table: &Table, sql: &str) -> Result<String> {
+        let q = bind::parse(sql)?;
+        let bound = bind::bind(&q, table.schema())?;
+        let plan = exec::plan(bound, table)?;
+        Ok(explain::explain(&plan, table))
+    }
+}
+
+/// Opens a table directory (convenience for callers without a catalog).
+pub fn open_table(path: &Path) -> Result<Table> {
+    Ok(Table::open(path)?)
+}

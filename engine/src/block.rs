@@ -1,0 +1,404 @@
+//! Per-block access to column chunks, with the derived arrays (row codes,
+//! decoded distinct values, filtered counts) computed at most once.
+
+use std::cell::OnceCell;
+
+use strata_format::{ColumnChunk, Table};
+
+use crate::error::Result;
+use crate::value::{vector_of_keys, Data, LType, Vector};
+
+/// A row selection inside one block.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sel {
+    /// Every row.
+    All,
+    /// No row.
+    Empty,
+    /// The rows whose bits are set.
+    Bits(Bitmap),
+}
+
+/// A fixed-size bitmap over a block's rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bitmap {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Bitmap {
+    /// All bits clear.
+    pub fn zeros(len: usize) -> Bitmap {
+        Bitmap {
+            words: vec![0; len.div_ceil(64)],
+            len,
+        }
+    }
+
+    /// All bits set.
+    pub fn ones(len: usize) -> Bitmap {
+        let mut b = Bitmap::zeros(len);
+        b.set_range(0, len as u32);
+        b
+    }
+
+    /// Number of bits.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no bits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether bit `i` is set.
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        self.words[i >> 6] >> (i & 63) & 1 == 1
+    }
+
+    /// Sets bit `i`.
+    #[inline]
+    pub fn set(&mut self, i: usize) {
+        self.words[i >> 6] |= 1 << (i & 63);
+    }
+
+    fn apply_range(&mut self, start: u32, len: u32, set: bool) {
+        let (mut s, e) = (start as usize, start as usize + len as usize);
+        while s < e {
+            let w = s >> 6;
+            let lo = s & 63;
+            let hi = if (w + 1) << 6 <= e { 64 } else { e & 63 };
+            let mask = if hi - lo == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (hi - lo)) - 1) << lo
+            };
+            if set {
+                self.words[w] |= mask;
+            } else {
+                self.words[w] &= !mask;
+            }
+            s = (w + 1) << 6;
+        }
+    }
+
+    /// Sets bits `start .. start + len`.
+    pub fn set_range(&mut self, start: u32, len: u32) {
+        self.apply_range(start, len, true);
+    }
+
+    /// Clears bits `start .. start + len`.
+    pub fn clear_range(&mut self, start: u32, len: u32) {
+        self.apply_range(start, len, false);
+    }
+
+    /// Number of set bits in `start .. start + len`.
+    pub fn count_range(&self, start: u32, len: u32) -> u32 {
+        let (mut s, e) = (start as usize, start as usize + len as usize);
+        let mut n = 0;
+        while s < e {
+            let w = s >> 6;
+            let lo = s & 63;
+            let hi = if (w + 1) << 6 <= e { 64 } else { e & 63 };
+            let word = self.words[w] >> lo;
+            let word = if hi - lo == 64 {
+                word
+            } else {
+                word & ((1u64 << (hi - lo)) - 1)
+            };
+            n += word.count_ones();
+            s = (w + 1) << 6;
+        }
+        n
+    }
+
+    /// Number of set bits.
+    pub fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Intersects with `other`.
+    pub fn and(&mut self, other: &Bitmap) {
+        self.words
+            .iter_mut()
+            .zip(&other.words)
+            .for_each(|(a, b)| *a &= b);
+    }
+
+    /// Unites with `other`.
+    pub fn or(&mut self, other: &Bitmap) {
+        self.words
+            .iter_mut()
+            .zip(&other.words)
+            .for_each(|(a, b)| *a |= b);
+    }
+
+    /// The set bits, ascending.
+    pub fn rows(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.count());
+        for (w, &word) in self.words.iter().enumerate() {
+            let mut x = word;
+            while x != 0 {
+                let t = x.trailing_zeros();
+                out.push((w as u32) << 6 | t);
+                x &= x - 1;
+            }
+        }
+        out
+    }
+}
+
+impl Sel {
+    /// Normalises a bitmap: all set becomes `All`, none set `Empty`.
+    pub fn from_bits(b: Bitmap) -> Sel {
+        let c = b.count();
+        if c == 0 {
+            Sel::Empty
+        } else if c == b.len() {
+            Sel::All
+        } else {
+            Sel::Bits(b)
+        }
+    }
+
+    /// The selected rows of a block of `rows` rows.
+    pub fn rows(&self, rows: u32) -> Vec<u32> {
+        match self {
+            Sel::All => (0..rows).collect(),
+            Sel::Empty => Vec::new(),
+            Sel::Bits(b) => b.rows(),
+        }
+    }
+
+    /// Number of selected rows.
+    pub fn count(&self, rows: u32) -> usize {
+        match self {
+            Sel::All => rows as usize,
+            Sel::Empty => 0,
+            Sel::Bits(b) => b.count(),
+        }
+    }
+
+    /// Number of selected rows in `start .. start + len`.
+    #[inline]
+    pub fn count_range(&self, start: u32, len: u32) -> u32 {
+        match self {
+            Sel::All => len,
+            Sel::Empty => 0,
+            Sel::Bits(b) => b.count_range(start, len),
+        }
+    }
+}
+
+/// Lazily loaded columns of one block.
+pub struct BlockCtx<'t> {
+    /// The table.
+    pub table: &'t Table,
+    /// The block number.
+    pub block: usize,
+    /// Rows in the block.
+    pub rows: u32,
+    chunks: Vec<OnceCell<ColumnChunk>>,
+    codes: Vec<OnceCell<Vec<u32>>>,
+    values: Vec<OnceCell<Vector>>,
+    keys: Vec<OnceCell<Vec<u64>>>,
+}
+
+macro_rules! cached {
+    ($cell:expr, $init:expr) => {{
+        let cell = $cell;
+        if cell.get().is_none() {
+            let v = $init;
+            let _ = cell.set(v);
+        }
+        match cell.get() {
+            Some(v) => Ok(v),
+            None => crate::error::internal("cache cell empty after set"),
+        }
+    }};
+}
+
+impl<'t> BlockCtx<'t> {
+    /// A context for block `block`.
+    pub fn new(table: &'t Table, block: usize) -> BlockCtx<'t> {
+        let n = table.schema().len();
+        BlockCtx {
+            table,
+            block,
+            rows: table.block_rows(block),
+            chunks: (0..n).map(|_| OnceCell::new()).collect(),
+            codes: (0..n).map(|_| OnceCell::new()).collect(),
+            values: (0..n).map(|_| OnceCell::new()).collect(),
+            keys: (0..n).map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    /// The engine type of column `col`.
+    pub fn ty(&self, col: usize) -> LType {
+        LType::from_storage(self.table.schema().fields[col].data_type)
+    }
+
+    /// The chunk of column `col`.
+    pub fn chunk(&self, col: usize) -> Result<&ColumnChunk> {
+        cached!(&self.chunks[col], self.table.chunk(self.block, col)?)
+    }
+
+    /// Row-ordered value indexes of column `col` (`u32::MAX` for NULL).
+    pub fn codes(&self, col: usize) -> Result<&[u32]> {
+        cached!(&self.codes[col], {
+            let mut v = Vec::new();
+            self.chunk(col)?.codes(&mut v)?;
+            v
+        })
+        .map(|v| v.as_slice())
+    }
+
+    /// The sorted distinct storage keys of fixed-width column `col`.
+    pub fn keys(&self, col: usize) -> Result<&[u64]> {
+        cached!(&self.keys[col], self.chunk(col)?.keys()?.to_vec()).map(|v| v.as_slice())
+    }
+
+    /// The distinct values of column `col`, in value (key or hash) order.
+    pub fn values(&self, col: usize) -> Result<&Vector> {
+        cached!(&self.values[col], {
+            let ty = self.ty(col);
+            if ty == LType::Varchar {
+                let chunk = self.chunk(col)?;
+                let dict = chunk.dictionary()?;
+                let mut out: Vec<Vec<u8>> = vec![Vec::new(); chunk.distinct()];
+                let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+                for b in 0..dict.block_count() {
+                    dict.decode_block(b, &mut bytes, &mut ends)?;
+                    let mut start = 0;
+                    for (i, &end) in ends.iter().enumerate() {
+                        let v = dict.value_of_str(b * 128 + i)?;
+                        out[v] = bytes[start..end].to_vec();
+                        start = end;
+                    }
+                }
+                Vector {
+                    ty,
+                    data: Data::Str(out),
+                    nulls: None,
+                }
+            } else {
+                vector_of_keys(ty, self.keys(col)?)
+            }
+        })
+    }
+
+    /// The strings of the given value indexes of string column `col`,
+    /// decoding only the string blocks needed.
+    pub fn strings_of(&self, col: usize, values: &[u32]) -> Result<Vec<Option<Vec<u8>>>> {
+        if let Some(v) = self.values[col].get() {
+            return Ok(values
+                .iter()
+                .map(|&i| match (&v.data, i) {
+                    (_, u32::MAX) => None,
+                    (Data::Str(s), i) => s.get(i as usize).cloned(),
+                    _ => None,
+                })
+                .collect());
+        }
+        let chunk = self.chunk(col)?;
+        let dict = chunk.dictionary()?;
+        let mut pos: Vec<(usize, usize)> = Vec::new(); // (string position, output index)
+        for (o, &v) in values.iter().enumerate() {
+            if v != u32::MAX {
+                pos.push((dict.str_of_value(v as usize)?, o));
+            }
+        }
+        pos.sort_unstable();
+        let mut out = vec![None; values.len()];
+        let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+        let mut loaded = usize::MAX;
+        for (p, o) in pos {
+            let b = p / 128;
+            if b != loaded {
+                dict.decode_block(b, &mut bytes, &mut ends)?;
+                loaded = b;
+            }
+            let i = p % 128;
+            let start = if i == 0 { 0 } else { ends[i - 1] };
+            out[o] = Some(bytes[start..ends[i]].to_vec());
+        }
+        Ok(out)
+    }
+
+    /// Per distinct value, the number of selected rows holding it; and the
+    /// number of selected NULL rows.
+    pub fn filtered_counts(&self, col: usize, sel: &Sel) -> Result<(Vec<u32>, u32)> {
+        let chunk = self.chunk(col)?;
+        match sel {
+            Sel::All => {
+                let c = chunk.counts()?;
+                let v = c.view();
+                Ok((
+                    (0..v.len()).map(|i| v.get(i) as u32).collect(),
+                    chunk.null_count(),
+                ))
+            }
+            Sel::Empty => Ok((vec![0; chunk.distinct()], 0)),
+            Sel::Bits(b) => {
+                let mut out = vec![0u32; chunk.distinct()];
+                chunk
+                    .row_lists()?
+                    .for_each(|v, s, l| out[v] += b.count_range(s, l))?;
+                let mut nulls = 0;
+                if chunk.null_count() > 0 {
+                    for (s, l) in chunk.null_runs()? {
+                        nulls += b.count_range(s, l);
+                    }
+                }
+                Ok((out, nulls))
+            }
+        }
+    }
+
+    /// The values of column `col` at `rows`.
+    pub fn column_at(&self, col: usize, rows: &[u32]) -> Result<Vector> {
+        let codes = self.codes(col)?;
+        let idx: Vec<u32> = rows.iter().map(|&r| codes[r as usize]).collect();
+        let ty = self.ty(col);
+        if ty == LType::Varchar && self.values[col].get().is_none() {
+            let distinct = self.chunk(col)?.distinct();
+            if rows.len() < distinct / 4 {
+                let strs = self.strings_of(col, &idx)?;
+                let mut v = Vector::empty(ty, rows.len());
+                for s in strs {
+                    match s {
+                        Some(s) => v.push(&crate::value::Value::Str(s)),
+                        None => v.push(&crate::value::Value::Null),
+                    }
+                }
+                return Ok(v);
+            }
+        }
+        Ok(self.values(col)?.gather(&idx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bitmap_ranges() {
+        let mut b = Bitmap::zeros(200);
+        b.set_range(3, 70);
+        assert_eq!(b.count(), 70);
+        assert_eq!(b.count_range(0, 200), 70);
+        assert_eq!(b.count_range(60, 20), 13);
+        b.clear_range(64, 1);
+        assert!(!b.get(64));
+        assert!(b.get(63));
+        assert_eq!(b.rows().len(), 69);
+        b.set_range(128, 64);
+        assert_eq!(b.count_range(128, 64), 64);
+        let o = Bitmap::ones(130);
+        assert_eq!(o.count(), 130);
+        assert_eq!(Sel::from_bits(o), Sel::All);
+    }
+}

@@ -1,0 +1,601 @@
+//! Planning and running a bound query: blocks pruned by their statistics,
+//! each remaining block filtered and aggregated in parallel, the per-block
+//! sorted vectors merged, then HAVING, ORDER BY / LIMIT and the select list
+//! evaluated over the groups that can still be returned.
+
+use rayon::prelude::*;
+use strata_format::Table;
+
+use crate::bind::{AggCall, AggFunc, Query};
+use crate::block::{BlockCtx, Sel};
+use crate::error::{internal, EngineError, Result};
+use crate::expr::{eval, Columns, ExprKind, Inputs, TExpr};
+use crate::filter::{compile, may_match, select, truth_of, Pred};
+use crate::group::{build_block, GroupSpec, PartKind};
+use crate::merge::{merge, merge_all, Groups, Pool};
+use crate::order::{sort_indices, SortKey};
+use crate::result::{QueryResult, ResultColumn};
+use crate::value::{value_of_key, LType, Value, Vector};
+
+/// Where a bound group key's values come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeySource {
+    /// Key part `i` of the layout.
+    Part(usize),
+    /// An expression of key columns (or a constant), computed per result
+    /// group instead of being grouped on.
+    Dependent(TExpr),
+}
+
+/// The aggregation part of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggPlan {
+    /// One pass per distinct `COUNT(DISTINCT x)` argument (at least one):
+    /// the base key parts, plus the distinct argument as the last part.
+    pub passes: Vec<GroupSpec>,
+    /// The distinct argument of each pass, if any.
+    pub distinct_args: Vec<Option<TExpr>>,
+    /// Number of base key parts.
+    pub base_parts: usize,
+    /// Per bound key, its source.
+    pub keys: Vec<KeySource>,
+}
+
+/// A planned query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The bound query.
+    pub query: Query,
+    /// The compiled WHERE.
+    pub pred: Pred,
+    /// The aggregation, if any.
+    pub agg: Option<AggPlan>,
+}
+
+/// Plans a bound query against a table.
+pub fn plan(query: Query, table: &Table) -> Result<Plan> {
+    let pred = query.filter.as_ref().map_or(Pred::True, compile);
+    let agg = match &query.aggregation {
+        None => None,
+        Some(a) => Some(plan_agg(&a.keys, &a.aggs, table)?),
+    };
+    Ok(Plan { query, pred, agg })
+}
+
+fn estimate(table: &Table, e: &TExpr) -> u64 {
+    let cols = e.columns();
+    match cols.as_slice() {
+        [c] => (0..table.num_blocks())
+            .map(|b| u64::from(table.stats(b, *c).distinct))
+            .sum(),
+        _ => table.num_rows(),
+    }
+}
+
+fn plan_agg(keys: &[TExpr], aggs: &[AggCall], table: &Table) -> Result<AggPlan> {
+    let raw_cols: Vec<usize> = keys.iter().filter_map(|k| k.as_col()).collect();
+    let mut part_exprs: Vec<TExpr> = Vec::new();
+    let mut sources = Vec::new();
+    for k in keys {
+        let cols = k.columns();
+        let dependent = k.as_col().is_none() && cols.iter().all(|c| raw_cols.contains(c));
+        if dependent {
+            sources.push(KeySource::Dependent(k.clone()));
+        } else {
+            sources.push(KeySource::Part(part_exprs.len()));
+            part_exprs.push(k.clone());
+        }
+    }
+    // Most distinct first: its sorted values order the rest.
+    let mut order: Vec<usize> = (0..part_exprs.len()).collect();
+    let est: Vec<u64> = part_exprs.iter().map(|e| estimate(table, e)).collect();
+    order.sort_by(|&a, &b| est[b].cmp(&est[a]).then(a.cmp(&b)));
+    let mut pos = vec![0; part_exprs.len()];
+    for (new, &old) in order.iter().enumerate() {
+        pos[old] = new;
+    }
+    let ordered: Vec<TExpr> = order.iter().map(|&i| part_exprs[i].clone()).collect();
+    for s in &mut sources {
+        if let KeySource::Part(i) = s {
+            *i = pos[*i];
+        }
+    }
+    let mut distinct_args: Vec<Option<TExpr>> = Vec::new();
+    for a in aggs {
+        if a.distinct {
+            if let Some(arg) = &a.arg {
+                if !distinct_args.iter().any(|d| d.as_ref() == Some(arg)) {
+                    distinct_args.push(Some(arg.clone()));
+                }
+            }
+        }
+    }
+    if distinct_args.is_empty() {
+        distinct_args.push(None);
+    }
+    let mut passes = Vec::new();
+    for d in &distinct_args {
+        let mut exprs = ordered.clone();
+        if let Some(d) = d {
+            exprs.push(d.clone());
+        }
+        passes.push(GroupSpec::new(&exprs, aggs, table)?);
+    }
+    Ok(AggPlan {
+        passes,
+        distinct_args,
+        base_parts: ordered.len(),
+        keys: sources,
+    })
+}
+
+/// The blocks whose statistics allow matches.
+pub fn live_blocks(plan: &Plan, table: &Table) -> Vec<usize> {
+    (0..table.num_blocks())
+        .filter(|&b| table.block_rows(b) > 0 && may_match(&plan.pred, table, b))
+        .collect()
+}
+
+/// Runs a plan.
+pub fn run(plan: &Plan, table: &Table) -> Result<QueryResult> {
+    match &plan.agg {
+        Some(a) => run_agg(plan, a, table),
+        None => run_rows(plan, table),
+    }
+}
+
+fn run_pass(spec: &GroupSpec, plan: &Plan, table: &Table, pool: &Pool) -> Result<Groups> {
+    let blocks = live_blocks(plan, table);
+    let (kw, stride) = (spec.kw, spec.stride());
+    let parts: Vec<Groups> = blocks
+        .par_iter()
+        .map(|&b| {
+            let ctx = BlockCtx::new(table, b);
+            let sel = select(&plan.pred, &ctx)?;
+            build_block(spec, &ctx, &sel, pool)
+        })
+        .collect::<Result<_>>()?;
+    let _ = merge;
+    Ok(merge_all(parts, &spec.layout, pool, kw, stride))
+}
+
+/// Collapses groups keyed by (base key, distinct value) into base-key
+/// groups, counting the non-NULL distinct values into the states of the
+/// aggregates counting that argument.
+fn collapse(
+    groups: Groups,
+    spec: &GroupSpec,
+    base_parts: usize,
+    arg: &TExpr,
+    pool: &Pool,
+) -> Groups {
+    let kb = spec.parts.get(base_parts).map_or(spec.kw, |p| p.off);
+    let last = spec.parts.get(base_parts);
+    let nullable = last.is_some_and(|p| p.nullable);
+    let targets: Vec<usize> = spec
+        .layout
+        .slots
+        .iter()
+        .filter(|s| s.call.distinct && s.call.arg.as_ref() == Some(arg))
+        .map(|s| s.off)
+        .collect();
+    let stride_out = kb + spec.layout.words;
+    let mut out = Groups::new(kb, stride_out);
+    let mut cur: Vec<u64> = Vec::new();
+    for r in groups.rows() {
+        let is_null = nullable && r[kb] == 1;
+        if cur.is_empty() || cur[..kb] != r[..kb] {
+            if !cur.is_empty() {
+                out.push(&cur, pool);
+            }
+            cur.clear();
+            cur.extend_from_slice(&r[..kb]);
+            cur.extend_from_slice(&r[spec.kw..]);
+        } else {
+            spec.layout.combine(&mut cur[kb..], &r[spec.kw..]);
+        }
+        if !is_null {
+            for &t in &targets {
+                cur[kb + t] += 1;
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(&cur, pool);
+    }
+    pool.give(groups.pieces);
+    out
+}
+
+/// Output slots of the aggregation: group keys then aggregates; string keys
+/// stay as witnesses until their strings are needed.
+enum Slot {
+    Ready(Vector),
+    Strings {
+        col: usize,
+        witnesses: Vec<Option<u64>>,
+    },
+}
+
+struct SlotInputs<'a>(&'a [Vector]);
+
+impl Inputs for SlotInputs<'_> {
+    fn column(&self, col: usize) -> Result<&Vector> {
+        internal(format!("column {col} referenced after aggregation"))
+    }
+    fn slot(&self, slot: usize) -> Result<&Vector> {
+        self.0
+            .get(slot)
+            .ok_or_else(|| EngineError::Internal(format!("no slot {slot}")))
+    }
+}
+
+fn fetch_strings(table: &Table, col: usize, witnesses: &[Option<u64>]) -> Result<Vector> {
+    let mut by_block: std::collections::BTreeMap<usize, Vec<(usize, u32)>> = Default::default();
+    for (i, w) in witnesses.iter().enumerate() {
+        if let Some(w) = w {
+            by_block
+                .entry((w >> 32) as usize)
+                .or_default()
+                .push((i, *w as u32));
+        }
+    }
+    let mut out: Vec<Option<Vec<u8>>> = vec![None; witnesses.len()];
+    let fetched: Vec<Vec<(usize, Option<Vec<u8>>)>> = by_block
+        .into_par_iter()
+        .map(|(b, items)| {
+            let ctx = BlockCtx::new(table, b);
+            let vals: Vec<u32> = items.iter().map(|x| x.1).collect();
+            let strs = ctx.strings_of(col, &vals)?;
+            Ok(items.iter().map(|x| x.0).zip(strs).collect())
+        })
+        .collect::<Result<_>>()?;
+    for list in fetched {
+        for (i, s) in list {
+            out[i] = s;
+        }
+    }
+    let mut v = Vector::empty(LType::Varchar, out.len());
+    for s in out {
+        v.push(&s.map_or(Value::Null, Value::Str));
+    }
+    Ok(v)
+}
+
+fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
+    let pool = Pool::default();
+    let q = &plan.query;
+    let agg = q
+        .aggregation
+        .as_ref()
+        .ok_or_else(|| EngineError::Internal("aggregate plan without aggregation".into()))?;
+    let spec0 = &ap.passes[0];
+    let mut main = run_pass(spec0, plan, table, &pool)?;
+    if let Some(arg) = &ap.distinct_args[0] {
+        main = collapse(main, spec0, ap.base_parts, arg, &pool);
+    }
+    let kb = main.kw;
+    // Other distinct arguments: their counts join the main groups in order.
+    for (spec, arg) in ap.passes.iter().zip(&ap.distinct_args).skip(1) {
+        let Some(arg) = arg else { continue };
+        let g = collapse(
+            run_pass(spec, plan, table, &pool)?,
+            spec,
+            ap.base_parts,
+            arg,
+            &pool,
+        );
+        if g.len() != main.len() {
+            return internal("distinct passes disagree on the groups");
+        }
+        let offs: Vec<usize> = spec
+            .layout
+            .slots
+            .iter()
+            .filter(|s| s.call.distinct && s.call.arg.as_ref() == Some(arg))
+            .map(|s| s.off)
+            .collect();
+        let stride = main.stride;
+        let mut other = g.rows();
+        for p in &mut main.pieces {
+            for r in p.chunks_exact_mut(stride) {
+                if let Some(o) = other.next() {
+                    for &off in &offs {
+                        r[kb + off] = o[kb + off];
+                    }
+                }
+            }
+        }
+    }
+    let layout = &spec0.layout;
+    let mut rows: Vec<&[u64]> = main.rows().collect();
+    let empty_state;
+    if rows.is_empty() && agg.keys.is_empty() {
+        let mut st = vec![0u64; layout.words];
+        layout.init(&mut st);
+        empty_state = st;
+        rows.push(&empty_state);
+    }
+    let n = rows.len();
+
+    // Slots: the base key parts, then the aggregates.
+    let mut part_slots: Vec<Slot> = Vec::new();
+    for p in spec0.parts.iter().take(ap.base_parts) {
+        let off = p.off;
+        let nulls: Vec<bool> = rows.iter().map(|r| p.nullable && r[off] == 1).collect();
+        let vo = off + usize::from(p.nullable);
+        match p.kind {
+            PartKind::RawStr(col) => {
+                let w = p.witness.unwrap_or(0);
+                part_slots.push(Slot::Strings {
+                    col,
+                    witnesses: rows
+                        .iter()
+                        .zip(&nulls)
+                        .map(|(r, &nl)| (!nl).then(|| r[kb + w]))
+                        .collect(),
+                });
+            }
+            _ => {
+                let mut v = Vector::empty(p.expr.ty, n);
+                for (r, &nl) in rows.iter().zip(&nulls) {
+                    if nl {
+                        v.push(&Value::Null);
+                    } else {
+                        let key = if p.value_words() == 2 {
+                            u128::from(r[vo]) << 64 | u128::from(r[vo + 1])
+                        } else {
+                            u128::from(r[vo])
+                        };
+                        v.push(&value_of_key(p.expr.ty, key));
+                    }
+                }
+                part_slots.push(Slot::Ready(v));
+            }
+        }
+    }
+    let nkeys = agg.keys.len();
+    let mut agg_vecs: Vec<Vector> = Vec::new();
+    for i in 0..agg.aggs.len() {
+        agg_vecs.push(layout.finish(i, &rows, kb));
+    }
+    drop(rows);
+
+    // Which slots are needed for all groups (HAVING, ORDER BY)?
+    let mut needed_all = vec![false; nkeys + agg.aggs.len()];
+    let mut mark = |e: &TExpr| {
+        e.walk(&mut |x| {
+            if let ExprKind::Ref(r) = x.kind {
+                if let Some(f) = needed_all.get_mut(r) {
+                    *f = true;
+                }
+            }
+        })
+    };
+    if let Some(h) = &q.having {
+        mark(h);
+    }
+    for o in &q.order {
+        mark(&o.expr);
+    }
+    let all_idx: Vec<usize> = (0..n).collect();
+    let build_slots =
+        |idx: &[usize], part_slots: &[Slot], want: &dyn Fn(usize) -> bool| -> Result<Vec<Vector>> {
+            let idx32: Vec<u32> = idx.iter().map(|&i| i as u32).collect();
+            let mut parts: Vec<Vector> = Vec::new();
+            for s in part_slots {
+                parts.push(match s {
+                    Slot::Ready(v) => v.gather(&idx32),
+                    Slot::Strings { col, witnesses } => {
+                        let w: Vec<Option<u64>> = idx.iter().map(|&i| witnesses[i]).collect();
+                        fetch_strings(table, *col, &w)?
+                    }
+                });
+            }
+            let mut slots = Vec::new();
+            for (k, src) in ap.keys.iter().enumerate() {
+                if !want(k) {
+                    slots.push(Vector::nulls(agg.keys[k].ty, idx.len()));
+                    continue;
+                }
+                slots.push(match src {
+                    KeySource::Part(i) => parts[*i].clone(),
+                    KeySource::Dependent(e) => {
+                        // Columns of the expression are raw key parts.
+                        let mut cols = Vec::new();
+                        for c in e.columns() {
+                            let pi = ap.keys.iter().zip(&agg.keys).find_map(|(s, k)| match s {
+                                KeySource::Part(i) if k.as_col() == Some(c) => Some(*i),
+                                _ => None,
+                            });
+                            match pi {
+                                Some(i) => cols.push((c, &parts[i])),
+                                None => return internal("dependent key without its column"),
+                            }
+                        }
+                        eval(e, idx.len(), &Columns(cols))?.into_owned()
+                    }
+                });
+            }
+            for v in &agg_vecs {
+                slots.push(v.gather(&idx32));
+            }
+            Ok(slots)
+        };
+    let mut idx = all_idx.clone();
+    if q.having.is_some() || !q.order.is_empty() {
+        let slots = build_slots(&all_idx, &part_slots, &|k| needed_all[k])?;
+        if let Some(h) = &q.having {
+            let t = truth_of(&*eval(h, n, &SlotInputs(&slots))?);
+            idx.retain(|&i| t[i]);
+        }
+        let keep = q.limit.map(|l| (l + q.offset) as usize);
+        let mut ovals = Vec::new();
+        for o in &q.order {
+            ovals.push(eval(&o.expr, n, &SlotInputs(&slots))?.into_owned());
+        }
+        let keys: Vec<SortKey> = q
+            .order
+            .iter()
+            .zip(&ovals)
+            .map(|(o, v)| SortKey {
+                values: v,
+                desc: o.desc,
+                nulls_first: o.nulls_first,
+            })
+            .collect();
+        idx = sort_indices(&keys, idx, keep);
+    }
+    let off = (q.offset as usize).min(idx.len());
+    idx.drain(..off);
+    if let Some(l) = q.limit {
+        idx.truncate(l as usize);
+    }
+    let slots = build_slots(&idx, &part_slots, &|_| true)?;
+    let mut columns = Vec::new();
+    for (name, e) in &q.select {
+        let v = eval(e, idx.len(), &SlotInputs(&slots))?.into_owned();
+        columns.push(ResultColumn {
+            name: name.clone(),
+            ty: e.ty,
+            values: v,
+        });
+    }
+    let _ = AggFunc::CountStar;
+    Ok(QueryResult { columns })
+}
+
+/// A block's candidate rows: order keys and output columns.
+struct RowsOut {
+    order: Vec<Vector>,
+    cols: Vec<Vector>,
+}
+
+fn rows_of_block(plan: &Plan, table: &Table, b: usize, keep: Option<usize>) -> Result<RowsOut> {
+    let q = &plan.query;
+    let ctx = BlockCtx::new(table, b);
+    let sel = select(&plan.pred, &ctx)?;
+    let mut rows = sel.rows(ctx.rows);
+    if sel == Sel::Empty {
+        rows.clear();
+    }
+    let load = |rows: &[u32], exprs: &[&TExpr]| -> Result<Vec<Vector>> {
+        let mut cols: Vec<usize> = exprs.iter().flat_map(|e| e.columns()).collect();
+        cols.sort_unstable();
+        cols.dedup();
+        let mut loaded = Vec::new();
+        for c in cols {
+            loaded.push((c, ctx.column_at(c, rows)?));
+        }
+        let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+        exprs
+            .iter()
+            .map(|e| Ok(eval(e, rows.len(), &inputs)?.into_owned()))
+            .collect()
+    };
+    if q.order.is_empty() {
+        if let Some(k) = keep {
+            rows.truncate(k);
+        }
+    } else if keep.is_some_and(|k| k < rows.len()) {
+        let order_exprs: Vec<&TExpr> = q.order.iter().map(|o| &o.expr).collect();
+        let ovals = load(&rows, &order_exprs)?;
+        let keys: Vec<SortKey> = q
+            .order
+            .iter()
+            .zip(&ovals)
+            .map(|(o, v)| SortKey {
+                values: v,
+                desc: o.desc,
+                nulls_first: o.nulls_first,
+            })
+            .collect();
+        let idx = sort_indices(&keys, (0..rows.len()).collect(), keep);
+        rows = idx.iter().map(|&i| rows[i]).collect();
+    }
+    let order_exprs: Vec<&TExpr> = q.order.iter().map(|o| &o.expr).collect();
+    let sel_exprs: Vec<&TExpr> = q.select.iter().map(|(_, e)| e).collect();
+    Ok(RowsOut {
+        order: load(&rows, &order_exprs)?,
+        cols: load(&rows, &sel_exprs)?,
+    })
+}
+
+fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
+    let q = &plan.query;
+    let keep = q.limit.map(|l| (l + q.offset) as usize);
+    let blocks = live_blocks(plan, table);
+    let outs: Vec<RowsOut> = if q.order.is_empty() && keep.is_some() {
+        let mut outs = Vec::new();
+        let mut have = 0;
+        for &b in &blocks {
+            if keep.is_some_and(|k| have >= k) {
+                break;
+            }
+            let o = rows_of_block(plan, table, b, keep.map(|k| k - have))?;
+            have += o.cols.first().map_or(0, |c| c.len());
+            outs.push(o);
+        }
+        outs
+    } else {
+        blocks
+            .par_iter()
+            .map(|&b| rows_of_block(plan, table, b, keep))
+            .collect::<Result<_>>()?
+    };
+    let mut order: Vec<Vector> = q
+        .order
+        .iter()
+        .map(|o| Vector::empty(o.expr.ty, 0))
+        .collect();
+    let mut cols: Vec<Vector> = q
+        .select
+        .iter()
+        .map(|(_, e)| Vector::empty(e.ty, 0))
+        .collect();
+    for o in &outs {
+        for (a, b) in order.iter_mut().zip(&o.order) {
+            a.append(b);
+        }
+        for (a, b) in cols.iter_mut().zip(&o.cols) {
+            a.append(b);
+        }
+    }
+    let n = cols.first().map_or_else(
+        || {
+            outs.iter()
+                .map(|o| o.order.first().map_or(0, |v| v.len()))
+                .sum()
+        },
+        |c| c.len(),
+    );
+    let keys: Vec<SortKey> = q
+        .order
+        .iter()
+        .zip(&order)
+        .map(|(o, v)| SortKey {
+            values: v,
+            desc: o.desc,
+            nulls_first: o.nulls_first,
+        })
+        .collect();
+    let mut idx = sort_indices(&keys, (0..n).collect(), keep);
+    let off = (q.offset as usize).min(idx.len());
+    idx.drain(..off);
+    if let Some(l) = q.limit {
+        idx.truncate(l as usize);
+    }
+    let idx32: Vec<u32> = idx.iter().map(|&i| i as u32).collect();
+    Ok(QueryResult {
+        columns: q
+            .select
+            .iter()
+            .zip(cols)
+            .map(|((name, e), v)| ResultColumn {
+                name: name.clone(),
+                ty: e.ty,
+                values: v.gather(&idx32),
+            })
+            .collect(),
+    })
+}

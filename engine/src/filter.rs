@@ -1,0 +1,541 @@
+//! WHERE clauses as predicates over a block's sorted values: comparisons of
+//! a column with constants become value ranges found by binary search, whose
+//! row lists give the selected rows; other predicates of one column are
+//! evaluated once per distinct value; the rest row by row.
+
+use strata_format::Table;
+
+use crate::block::{Bitmap, BlockCtx, Sel};
+use crate::error::Result;
+use crate::expr::{eval, CmpOp, Columns, ExprKind, OneColumn, TExpr};
+use crate::value::{storage_key, Data, LType, Value, Vector};
+
+/// A predicate tree with NOT pushed down to the leaves.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pred {
+    /// Every row.
+    True,
+    /// No row.
+    False,
+    /// All children hold.
+    And(Vec<Pred>),
+    /// Some child holds.
+    Or(Vec<Pred>),
+    /// A fixed-width column's storage key in `lo..=hi`.
+    KeyRange {
+        /// Column.
+        col: usize,
+        /// Smallest key.
+        lo: u64,
+        /// Largest key.
+        hi: u64,
+    },
+    /// A fixed-width column's key among (or, negated, not among) `keys`;
+    /// NULL rows never match.
+    KeySet {
+        /// Column.
+        col: usize,
+        /// Sorted keys.
+        keys: Vec<u64>,
+        /// NOT IN / `<>`.
+        negated: bool,
+    },
+    /// A string column's hash among (or, negated, not among) `hashes`.
+    StrSet {
+        /// Column.
+        col: usize,
+        /// Sorted hashes.
+        hashes: Vec<u128>,
+        /// NOT IN / `<>`.
+        negated: bool,
+    },
+    /// `col IS [NOT] NULL`.
+    IsNull {
+        /// Column.
+        col: usize,
+        /// IS NOT NULL.
+        negated: bool,
+    },
+    /// An expression of one column, evaluated per distinct value.
+    Values {
+        /// Column.
+        col: usize,
+        /// The predicate.
+        expr: TExpr,
+    },
+    /// An expression of several columns, evaluated per row.
+    Rows(TExpr),
+}
+
+impl std::fmt::Display for Pred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Pred::True => f.write_str("TRUE"),
+            Pred::False => f.write_str("FALSE"),
+            Pred::And(v) | Pred::Or(v) => {
+                let sep = if matches!(self, Pred::And(_)) {
+                    " AND "
+                } else {
+                    " OR "
+                };
+                f.write_str("(")?;
+                for (i, p) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(sep)?;
+                    }
+                    write!(f, "{p}")?;
+                }
+                f.write_str(")")
+            }
+            Pred::KeyRange { col, lo, hi } => write!(f, "range(#{col}, keys {lo}..={hi})"),
+            Pred::KeySet { col, keys, negated } => {
+                write!(
+                    f,
+                    "{}keyset(#{col}, {} keys)",
+                    if *negated { "not " } else { "" },
+                    keys.len()
+                )
+            }
+            Pred::StrSet {
+                col,
+                hashes,
+                negated,
+            } => write!(
+                f,
+                "{}hashset(#{col}, {} strings)",
+                if *negated { "not " } else { "" },
+                hashes.len()
+            ),
+            Pred::IsNull { col, negated } => {
+                write!(f, "#{col} IS {}NULL", if *negated { "NOT " } else { "" })
+            }
+            Pred::Values { col, expr } => write!(f, "per-value(#{col}: {expr})"),
+            Pred::Rows(e) => write!(f, "per-row({e})"),
+        }
+    }
+}
+
+/// Compiles a boolean expression (over table columns) into a predicate.
+pub fn compile(e: &TExpr) -> Pred {
+    simplify(compile_neg(e, false))
+}
+
+fn not_expr(e: &TExpr) -> TExpr {
+    TExpr {
+        kind: ExprKind::Not(Box::new(e.clone())),
+        ty: LType::Bool,
+    }
+}
+
+fn compile_neg(e: &TExpr, neg: bool) -> Pred {
+    match &e.kind {
+        ExprKind::Lit(v) => match v {
+            Value::Bool(b) if *b != neg => Pred::True,
+            _ => Pred::False, // FALSE, or NULL (never TRUE, negated or not)
+        },
+        ExprKind::Not(x) => compile_neg(x, !neg),
+        ExprKind::And(xs) | ExprKind::Or(xs) => {
+            let kids = xs.iter().map(|x| compile_neg(x, neg)).collect();
+            if matches!(e.kind, ExprKind::And(_)) != neg {
+                Pred::And(kids)
+            } else {
+                Pred::Or(kids)
+            }
+        }
+        ExprKind::IsNull(x, n) => match x.as_col() {
+            Some(col) => Pred::IsNull {
+                col,
+                negated: *n != neg,
+            },
+            None => leaf(e, neg),
+        },
+        ExprKind::Cmp(op, a, b) => {
+            let op = if neg { op.negate() } else { *op };
+            match (&a.kind, &b.kind) {
+                (ExprKind::Col(c), ExprKind::Lit(v)) => {
+                    cmp_leaf(*c, a.ty, op, v).unwrap_or_else(|| leaf(e, neg))
+                }
+                (ExprKind::Lit(v), ExprKind::Col(c)) => {
+                    cmp_leaf(*c, b.ty, op.flip(), v).unwrap_or_else(|| leaf(e, neg))
+                }
+                _ => leaf(e, neg),
+            }
+        }
+        ExprKind::InList(x, vals, n) => {
+            let negated = *n != neg;
+            match x.as_col() {
+                Some(col) if !vals.iter().any(|v| matches!(v, Value::Null)) => {
+                    if x.ty == LType::Varchar {
+                        let mut hashes: Vec<u128> = vals
+                            .iter()
+                            .filter_map(|v| match v {
+                                Value::Str(s) => Some(strata_format::string_hash(s)),
+                                _ => None,
+                            })
+                            .collect();
+                        hashes.sort_unstable();
+                        hashes.dedup();
+                        Pred::StrSet {
+                            col,
+                            hashes,
+                            negated,
+                        }
+                    } else {
+                        let mut keys: Vec<u64> =
+                            vals.iter().filter_map(|v| storage_key(x.ty, v)).collect();
+                        keys.sort_unstable();
+                        keys.dedup();
+                        Pred::KeySet { col, keys, negated }
+                    }
+                }
+                _ => leaf(e, neg),
+            }
+        }
+        ExprKind::Col(c) if e.ty == LType::Bool => Pred::KeyRange {
+            col: *c,
+            lo: u64::from(!neg),
+            hi: u64::from(!neg),
+        },
+        _ => leaf(e, neg),
+    }
+}
+
+fn leaf(e: &TExpr, neg: bool) -> Pred {
+    let expr = if neg { not_expr(e) } else { e.clone() };
+    let cols = e.columns();
+    match cols.as_slice() {
+        [] => Pred::Rows(expr),
+        [c] => Pred::Values { col: *c, expr },
+        _ => Pred::Rows(expr),
+    }
+}
+
+fn cmp_leaf(col: usize, ty: LType, op: CmpOp, v: &Value) -> Option<Pred> {
+    if matches!(v, Value::Null) {
+        return Some(Pred::False);
+    }
+    if ty == LType::Varchar {
+        let Value::Str(s) = v else { return None };
+        return match op {
+            CmpOp::Eq | CmpOp::Ne => Some(Pred::StrSet {
+                col,
+                hashes: vec![strata_format::string_hash(s)],
+                negated: op == CmpOp::Ne,
+            }),
+            _ => None,
+        };
+    }
+    let k = storage_key(ty, v)?;
+    if matches!(v, Value::Float(f) if f.is_nan()) {
+        return None;
+    }
+    Some(match op {
+        CmpOp::Eq => Pred::KeyRange { col, lo: k, hi: k },
+        CmpOp::Ne => Pred::KeySet {
+            col,
+            keys: vec![k],
+            negated: true,
+        },
+        CmpOp::Lt if k == 0 => Pred::False,
+        CmpOp::Lt => Pred::KeyRange {
+            col,
+            lo: 0,
+            hi: k - 1,
+        },
+        CmpOp::Le => Pred::KeyRange { col, lo: 0, hi: k },
+        CmpOp::Gt if k == u64::MAX => Pred::False,
+        CmpOp::Gt => Pred::KeyRange {
+            col,
+            lo: k + 1,
+            hi: u64::MAX,
+        },
+        CmpOp::Ge => Pred::KeyRange {
+            col,
+            lo: k,
+            hi: u64::MAX,
+        },
+    })
+}
+
+fn simplify(p: Pred) -> Pred {
+    match p {
+        Pred::And(kids) => {
+            let mut out = Vec::new();
+            for k in kids.into_iter().map(simplify) {
+                match k {
+                    Pred::True => {}
+                    Pred::False => return Pred::False,
+                    Pred::And(inner) => out.extend(inner),
+                    k => out.push(k),
+                }
+            }
+            match out.len() {
+                0 => Pred::True,
+                1 => out.pop().unwrap_or(Pred::True),
+                _ => Pred::And(out),
+            }
+        }
+        Pred::Or(kids) => {
+            let mut out = Vec::new();
+            for k in kids.into_iter().map(simplify) {
+                match k {
+                    Pred::False => {}
+                    Pred::True => return Pred::True,
+                    Pred::Or(inner) => out.extend(inner),
+                    k => out.push(k),
+                }
+            }
+            match out.len() {
+                0 => Pred::False,
+                1 => out.pop().unwrap_or(Pred::False),
+                _ => Pred::Or(out),
+            }
+        }
+        p => p,
+    }
+}
+
+/// Whether a block may hold matching rows, judged from the manifest's
+/// statistics alone (no I/O).
+pub fn may_match(p: &Pred, table: &Table, block: usize) -> bool {
+    match p {
+        Pred::True => true,
+        Pred::False => false,
+        Pred::And(v) => v.iter().all(|k| may_match(k, table, block)),
+        Pred::Or(v) => v.iter().any(|k| may_match(k, table, block)),
+        Pred::KeyRange { col, lo, hi } => {
+            let s = table.stats(block, *col);
+            s.distinct > 0 && *lo <= s.max && *hi >= s.min
+        }
+        Pred::KeySet { col, keys, negated } => {
+            let s = table.stats(block, *col);
+            if s.distinct == 0 {
+                return false;
+            }
+            if *negated {
+                !(s.min == s.max && keys.binary_search(&s.min).is_ok())
+            } else {
+                keys.iter().any(|k| *k >= s.min && *k <= s.max)
+            }
+        }
+        Pred::StrSet { col, .. } => table.stats(block, *col).distinct > 0,
+        Pred::IsNull { col, negated } => {
+            let s = table.stats(block, *col);
+            if *negated {
+                s.distinct > 0
+            } else {
+                s.null_count > 0
+            }
+        }
+        Pred::Values { .. } | Pred::Rows(_) => true,
+    }
+}
+
+/// The rows of a block that satisfy `p`.
+pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
+    let rows = ctx.rows;
+    Ok(match p {
+        Pred::True => Sel::All,
+        Pred::False => Sel::Empty,
+        Pred::And(kids) => {
+            let mut acc = Sel::All;
+            for k in kids {
+                if !may_match(k, ctx.table, ctx.block) {
+                    return Ok(Sel::Empty);
+                }
+                let s = select(k, ctx)?;
+                acc = match (acc, s) {
+                    (Sel::Empty, _) | (_, Sel::Empty) => return Ok(Sel::Empty),
+                    (Sel::All, s) | (s, Sel::All) => s,
+                    (Sel::Bits(mut a), Sel::Bits(b)) => {
+                        a.and(&b);
+                        Sel::from_bits(a)
+                    }
+                };
+                if acc == Sel::Empty {
+                    return Ok(acc);
+                }
+            }
+            acc
+        }
+        Pred::Or(kids) => {
+            let mut acc = Sel::Empty;
+            for k in kids {
+                if !may_match(k, ctx.table, ctx.block) {
+                    continue;
+                }
+                let s = select(k, ctx)?;
+                acc = match (acc, s) {
+                    (Sel::All, _) | (_, Sel::All) => return Ok(Sel::All),
+                    (Sel::Empty, s) | (s, Sel::Empty) => s,
+                    (Sel::Bits(mut a), Sel::Bits(b)) => {
+                        a.or(&b);
+                        Sel::from_bits(a)
+                    }
+                };
+            }
+            acc
+        }
+        Pred::KeyRange { col, lo, hi } => {
+            let chunk = ctx.chunk(*col)?;
+            let keys = chunk.keys()?;
+            let start = keys.lower_bound(*lo);
+            let end = if *hi == u64::MAX {
+                keys.len()
+            } else {
+                keys.lower_bound(hi + 1)
+            };
+            value_range_rows(ctx, *col, start, end)?
+        }
+        Pred::KeySet { col, keys, negated } => {
+            let chunk = ctx.chunk(*col)?;
+            let ks = chunk.keys()?;
+            let mut idx = Vec::new();
+            for k in keys {
+                let i = ks.lower_bound(*k);
+                if i < ks.len() && ks.get(i) == *k {
+                    idx.push(i);
+                }
+            }
+            value_set_rows(ctx, *col, &idx, *negated)?
+        }
+        Pred::StrSet {
+            col,
+            hashes,
+            negated,
+        } => {
+            let chunk = ctx.chunk(*col)?;
+            let hs = chunk.hashes()?;
+            let hs = hs.as_slice();
+            let idx: Vec<usize> = hashes
+                .iter()
+                .filter_map(|h| hs.binary_search(h).ok())
+                .collect();
+            value_set_rows(ctx, *col, &idx, *negated)?
+        }
+        Pred::IsNull { col, negated } => {
+            let chunk = ctx.chunk(*col)?;
+            let n = chunk.null_count();
+            if n == 0 {
+                if *negated {
+                    Sel::All
+                } else {
+                    Sel::Empty
+                }
+            } else if n == rows {
+                if *negated {
+                    Sel::Empty
+                } else {
+                    Sel::All
+                }
+            } else {
+                let mut b = if *negated {
+                    Bitmap::ones(rows as usize)
+                } else {
+                    Bitmap::zeros(rows as usize)
+                };
+                for (s, l) in chunk.null_runs()? {
+                    if *negated {
+                        b.clear_range(s, l);
+                    } else {
+                        b.set_range(s, l);
+                    }
+                }
+                Sel::from_bits(b)
+            }
+        }
+        Pred::Values { col, expr } => {
+            let vals = ctx.values(*col)?;
+            let truth = truth_of(&*eval(expr, vals.len(), &OneColumn(vals))?);
+            let null_in = Vector::nulls(vals.ty, 1);
+            let null_truth = truth_of(&*eval(expr, 1, &OneColumn(&null_in))?)[0];
+            let chunk = ctx.chunk(*col)?;
+            let mut b = Bitmap::zeros(rows as usize);
+            if truth.iter().any(|&t| t) {
+                chunk.row_lists()?.for_each(|v, s, l| {
+                    if truth[v] {
+                        b.set_range(s, l)
+                    }
+                })?;
+            }
+            if null_truth && chunk.null_count() > 0 {
+                for (s, l) in chunk.null_runs()? {
+                    b.set_range(s, l);
+                }
+            }
+            Sel::from_bits(b)
+        }
+        Pred::Rows(expr) => {
+            let all: Vec<u32> = (0..rows).collect();
+            let cols = expr.columns();
+            let mut loaded = Vec::new();
+            for c in &cols {
+                loaded.push((*c, ctx.column_at(*c, &all)?));
+            }
+            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+            let truth = truth_of(&*eval(expr, rows as usize, &inputs)?);
+            let mut b = Bitmap::zeros(rows as usize);
+            for (i, t) in truth.iter().enumerate() {
+                if *t {
+                    b.set(i);
+                }
+            }
+            Sel::from_bits(b)
+        }
+    })
+}
+
+/// TRUE (not FALSE, not NULL) per row of a boolean vector.
+pub fn truth_of(v: &Vector) -> Vec<bool> {
+    match &v.data {
+        Data::Bool(b) => b
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| x && !v.is_null(i))
+            .collect(),
+        _ => vec![false; v.len()],
+    }
+}
+
+fn value_range_rows(ctx: &BlockCtx, col: usize, start: usize, end: usize) -> Result<Sel> {
+    let chunk = ctx.chunk(col)?;
+    if start >= end {
+        return Ok(Sel::Empty);
+    }
+    if start == 0 && end == chunk.distinct() && chunk.null_count() == 0 {
+        return Ok(Sel::All);
+    }
+    let mut b = Bitmap::zeros(ctx.rows as usize);
+    chunk
+        .row_lists()?
+        .for_range(start..end, |_, s, l| b.set_range(s, l))?;
+    Ok(Sel::from_bits(b))
+}
+
+fn value_set_rows(ctx: &BlockCtx, col: usize, idx: &[usize], negated: bool) -> Result<Sel> {
+    let chunk = ctx.chunk(col)?;
+    let rl = chunk.row_lists()?;
+    if !negated {
+        if idx.is_empty() {
+            return Ok(Sel::Empty);
+        }
+        let mut b = Bitmap::zeros(ctx.rows as usize);
+        for &i in idx {
+            rl.for_range(i..i + 1, |_, s, l| b.set_range(s, l))?;
+        }
+        return Ok(Sel::from_bits(b));
+    }
+    if idx.is_empty() && chunk.null_count() == 0 {
+        return Ok(Sel::All);
+    }
+    let mut b = Bitmap::ones(ctx.rows as usize);
+    for &i in idx {
+        rl.for_range(i..i + 1, |_, s, l| b.clear_range(s, l))?;
+    }
+    if chunk.null_count() > 0 {
+        for (s, l) in chunk.null_runs()? {
+            b.clear_range(s, l);
+        }
+    }
+    Ok(Sel::from_bits(b))
+}

@@ -1,0 +1,625 @@
+//! GROUP BY within one block: builds the block's sorted vector of groups
+//! from the key columns' own sorted values.
+//!
+//! A single column key (with aggregates of that column only) needs no row
+//! pass at all: its sorted distinct values are the groups and the per-value
+//! counts (intersected with the filter) are the multiplicities. Otherwise
+//! each key part gets row codes whose order is the key order; small code
+//! spaces use dense group ids, large ones sort rows within the groups of
+//! the first (most distinct) part.
+
+use strata_format::Table;
+
+use crate::agg::{ArgValues, StateKind, StateLayout};
+use crate::bind::AggCall;
+use crate::block::{BlockCtx, Sel};
+use crate::error::{unsupported, Result};
+use crate::expr::{eval, Columns, OneColumn, TExpr};
+use crate::merge::{Groups, Pool};
+use crate::value::{LType, Vector};
+
+/// How a key part's values are found in a block.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PartKind {
+    /// A fixed-width column: its sorted keys.
+    Raw(usize),
+    /// A string column: its sorted hashes (strings fetched for results only).
+    RawStr(usize),
+    /// An expression of one column, evaluated per distinct value.
+    Expr1(usize),
+    /// An expression of several columns, evaluated per row.
+    ExprN,
+}
+
+/// One part of the group key as laid out in the sorted vectors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyPart {
+    /// The key expression.
+    pub expr: TExpr,
+    /// How it is computed.
+    pub kind: PartKind,
+    /// Whether a NULL flag word precedes the value words.
+    pub nullable: bool,
+    /// Offset of the first key word of this part.
+    pub off: usize,
+    /// For string columns: the state word holding (block, value) of a row
+    /// with this string.
+    pub witness: Option<usize>,
+}
+
+impl KeyPart {
+    /// Value words (without the NULL flag).
+    pub fn value_words(&self) -> usize {
+        self.expr.ty.key_words()
+    }
+}
+
+/// The layout of one aggregation pass: key parts, then states.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupSpec {
+    /// Key parts in layout order.
+    pub parts: Vec<KeyPart>,
+    /// Key words.
+    pub kw: usize,
+    /// State layout.
+    pub layout: StateLayout,
+}
+
+impl GroupSpec {
+    /// Lays out `parts` (in this order) and `aggs`.
+    pub fn new(exprs: &[TExpr], aggs: &[AggCall], table: &Table) -> Result<GroupSpec> {
+        let schema = table.schema();
+        let mut parts = Vec::new();
+        let mut off = 0;
+        let mut witnesses = 0;
+        for e in exprs {
+            let cols = e.columns();
+            let kind = match (e.as_col(), cols.as_slice()) {
+                (Some(c), _) if e.ty == LType::Varchar => PartKind::RawStr(c),
+                (Some(c), _) => PartKind::Raw(c),
+                (None, _) if e.ty == LType::Varchar => {
+                    return unsupported(format!("GROUP BY a string-valued expression ({e})"))
+                }
+                (None, [c]) => PartKind::Expr1(*c),
+                (None, _) => PartKind::ExprN,
+            };
+            let nullable = match kind {
+                PartKind::Raw(c) | PartKind::RawStr(c) => schema.fields[c].nullable,
+                _ => true,
+            };
+            let witness = if matches!(kind, PartKind::RawStr(_)) {
+                witnesses += 1;
+                Some(witnesses - 1)
+            } else {
+                None
+            };
+            let p = KeyPart {
+                expr: e.clone(),
+                kind,
+                nullable,
+                off,
+                witness,
+            };
+            off += usize::from(nullable) + p.value_words();
+            parts.push(p);
+        }
+        let layout = StateLayout::new(aggs, witnesses)?;
+        for p in &mut parts {
+            if let Some(w) = p.witness {
+                p.witness = Some(layout.witnesses[w]);
+            }
+        }
+        Ok(GroupSpec {
+            parts,
+            kw: off,
+            layout,
+        })
+    }
+
+    /// Words per row.
+    pub fn stride(&self) -> usize {
+        self.kw + self.layout.words
+    }
+
+    /// Whether the block can be aggregated per distinct value of its single
+    /// raw key column (no row pass).
+    pub fn per_value_column(&self) -> Option<usize> {
+        let c = match self.parts.as_slice() {
+            [p] => match p.kind {
+                PartKind::Raw(c) | PartKind::RawStr(c) => c,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        self.layout
+            .slots
+            .iter()
+            .all(|s| {
+                s.call
+                    .arg
+                    .as_ref()
+                    .is_none_or(|a| a.columns().iter().all(|&x| x == c))
+            })
+            .then_some(c)
+    }
+
+    /// The strategy a block would use, for EXPLAIN.
+    pub fn strategy(&self, table: &Table, block: usize) -> String {
+        if self.parts.is_empty() {
+            return "one group: per-value aggregates x counts".into();
+        }
+        if self.per_value_column().is_some() {
+            return "groups = the key column's sorted values, counts from row lists".into();
+        }
+        let product: f64 = self
+            .parts
+            .iter()
+            .map(|p| match p.kind {
+                PartKind::Raw(c) | PartKind::RawStr(c) | PartKind::Expr1(c) => {
+                    f64::from(table.stats(block, c).distinct) + 1.0
+                }
+                PartKind::ExprN => f64::from(table.block_rows(block)) + 1.0,
+            })
+            .product();
+        if product <= dense_limit(table.block_rows(block) as usize) as f64 {
+            format!("dense group ids (code space {product})")
+        } else {
+            "sort rows within the groups of the first key part".into()
+        }
+    }
+}
+
+fn dense_limit(rows: usize) -> usize {
+    (2 * rows).clamp(1 << 16, 1 << 26)
+}
+
+/// A key part's codes in one block.
+struct Realized<'a> {
+    codes: std::borrow::Cow<'a, [u32]>,
+    keys: Vec<u128>,
+}
+
+fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx) -> Result<Realized<'a>> {
+    Ok(match p.kind {
+        PartKind::Raw(c) => Realized {
+            codes: std::borrow::Cow::Borrowed(ctx.codes(c)?),
+            keys: ctx.keys(c)?.iter().map(|&k| u128::from(k)).collect(),
+        },
+        PartKind::RawStr(c) => {
+            let chunk = ctx.chunk(c)?;
+            let keys = chunk.hashes()?.as_slice().to_vec();
+            Realized {
+                codes: std::borrow::Cow::Borrowed(ctx.codes(c)?),
+                keys,
+            }
+        }
+        PartKind::Expr1(c) => {
+            let vals = ctx.values(c)?;
+            let mut per_value = eval(&p.expr, vals.len(), &OneColumn(vals))?.into_owned();
+            let null_in = Vector::nulls(vals.ty, 1);
+            per_value.append(&*eval(&p.expr, 1, &OneColumn(&null_in))?);
+            let (map, keys) = dedup_keys(&per_value);
+            let n = vals.len();
+            let codes = ctx
+                .codes(c)?
+                .iter()
+                .map(|&x| map[if x == u32::MAX { n } else { x as usize }])
+                .collect();
+            Realized {
+                codes: std::borrow::Cow::Owned(codes),
+                keys,
+            }
+        }
+        PartKind::ExprN => {
+            let all: Vec<u32> = (0..ctx.rows).collect();
+            let cols = p.expr.columns();
+            let mut loaded = Vec::new();
+            for c in &cols {
+                loaded.push((*c, ctx.column_at(*c, &all)?));
+            }
+            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+            let per_row = eval(&p.expr, all.len(), &inputs)?;
+            let (codes, keys) = dedup_keys(&per_row);
+            Realized {
+                codes: std::borrow::Cow::Owned(codes),
+                keys,
+            }
+        }
+    })
+}
+
+/// Sorted distinct keys of a vector, and each row's index among them
+/// (`u32::MAX` for NULL).
+fn dedup_keys(v: &Vector) -> (Vec<u32>, Vec<u128>) {
+    let ks: Vec<Option<u128>> = (0..v.len()).map(|i| v.key(i)).collect();
+    let mut keys: Vec<u128> = ks.iter().flatten().copied().collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let codes = ks
+        .iter()
+        .map(|k| match k {
+            Some(k) => keys.binary_search(k).map_or(u32::MAX, |i| i as u32),
+            None => u32::MAX,
+        })
+        .collect();
+    (codes, keys)
+}
+
+/// Where an aggregate's argument values are indexed from.
+enum ArgIndex<'a> {
+    Const,
+    PerValue(&'a [u32], usize),
+    PerRow,
+}
+
+fn arg_values<'a>(
+    call: &AggCall,
+    kind: StateKind,
+    ctx: &'a BlockCtx,
+    rows: &[u32],
+) -> Result<(ArgValues, ArgIndex<'a>)> {
+    let Some(arg) = &call.arg else {
+        return Ok((ArgValues::None, ArgIndex::Const));
+    };
+    let cols = arg.columns();
+    Ok(match cols.as_slice() {
+        [] => {
+            let none = Columns(Vec::new());
+            let v = eval(arg, 1, &none)?;
+            (ArgValues::new(kind, &v), ArgIndex::Const)
+        }
+        [c] => {
+            let vals = ctx.values(*c)?;
+            let mut v = eval(arg, vals.len(), &OneColumn(vals))?.into_owned();
+            let null_in = Vector::nulls(vals.ty, 1);
+            v.append(&*eval(arg, 1, &OneColumn(&null_in))?);
+            (
+                ArgValues::new(kind, &v),
+                ArgIndex::PerValue(ctx.codes(*c)?, vals.len()),
+            )
+        }
+        _ => {
+            let mut loaded = Vec::new();
+            for c in &cols {
+                loaded.push((*c, ctx.column_at(*c, rows)?));
+            }
+            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+            let v = eval(arg, rows.len(), &inputs)?;
+            (ArgValues::new(kind, &v), ArgIndex::PerRow)
+        }
+    })
+}
+
+fn put_key(out: &mut Vec<u64>, p: &KeyPart, key: Option<u128>) {
+    if p.nullable {
+        out.push(u64::from(key.is_none()));
+    }
+    let k = key.unwrap_or(0);
+    if p.value_words() == 2 {
+        out.push((k >> 64) as u64);
+        out.push(k as u64);
+    } else {
+        out.push(k as u64);
+    }
+}
+
+/// Builds the sorted vector of groups of one block's selected rows.
+pub fn build_block(spec: &GroupSpec, ctx: &BlockCtx, sel: &Sel, pool: &Pool) -> Result<Groups> {
+    let stride = spec.stride();
+    let sw = spec.layout.words;
+    let mut out = Groups::new(spec.kw, stride);
+    if *sel == Sel::Empty {
+        return Ok(out);
+    }
+    let layout = &spec.layout;
+    let mut row = Vec::with_capacity(stride);
+
+    // No keys, or one raw key column with aggregates of that column only:
+    // work per distinct value with multiplicities.
+    let per_value = if spec.parts.is_empty() {
+        Some(None)
+    } else {
+        spec.per_value_column().map(Some)
+    };
+    if let Some(key_col) = per_value {
+        let multi_col_args = layout
+            .slots
+            .iter()
+            .any(|s| s.call.arg.as_ref().is_some_and(|a| a.columns().len() > 1));
+        if !multi_col_args {
+            return per_value_groups(spec, ctx, sel, key_col, pool);
+        }
+    }
+
+    let rows = sel.rows(ctx.rows);
+    let realized: Vec<Realized> = spec
+        .parts
+        .iter()
+        .map(|p| realize(p, ctx))
+        .collect::<Result<_>>()?;
+    let cards: Vec<usize> = realized.iter().map(|r| r.keys.len() + 1).collect();
+    let code_of = |pi: usize, r: u32| -> usize {
+        let c = realized[pi].codes[r as usize];
+        if c == u32::MAX {
+            cards[pi] - 1
+        } else {
+            c as usize
+        }
+    };
+    let product = cards.iter().try_fold(1usize, |acc, &c| acc.checked_mul(c));
+    let (gids, group_codes): (Vec<u32>, GroupCodes) = match product {
+        Some(p) if p <= dense_limit(rows.len()) => {
+            let mut strides = vec![1usize; cards.len()];
+            for i in (0..cards.len().saturating_sub(1)).rev() {
+                strides[i] = strides[i + 1] * cards[i + 1];
+            }
+            let gids = rows
+                .iter()
+                .map(|&r| {
+                    (0..cards.len())
+                        .map(|pi| code_of(pi, r) * strides[pi])
+                        .sum::<usize>() as u32
+                })
+                .collect();
+            (gids, GroupCodes::Dense { n: p, strides })
+        }
+        _ => sort_groups(&rows, &cards, &code_of)?,
+    };
+    let n_groups = match &group_codes {
+        GroupCodes::Dense { n, .. } => *n,
+        GroupCodes::Sorted(v) => v.len(),
+    };
+    let mut states = vec![0u64; n_groups * sw];
+    for g in 0..n_groups {
+        layout.init(&mut states[g * sw..(g + 1) * sw]);
+    }
+    for (j, &g) in gids.iter().enumerate() {
+        let _ = j;
+        states[g as usize * sw] += 1;
+    }
+    for s in &layout.slots {
+        let (vals, idx) = arg_values(&s.call, s.kind, ctx, &rows)?;
+        if matches!(vals, ArgValues::None) {
+            continue;
+        }
+        for (j, &g) in gids.iter().enumerate() {
+            let st = &mut states[g as usize * sw..(g as usize + 1) * sw];
+            let i = match idx {
+                ArgIndex::Const => 0,
+                ArgIndex::PerValue(codes, n) => {
+                    let c = codes[rows[j] as usize];
+                    if c == u32::MAX {
+                        n
+                    } else {
+                        c as usize
+                    }
+                }
+                ArgIndex::PerRow => j,
+            };
+            vals.update(s.kind, st, s.off, i, 1);
+        }
+    }
+    let block_tag = (ctx.block as u64) << 32;
+    for g in 0..n_groups {
+        let st = &mut states[g * sw..(g + 1) * sw];
+        if st[0] == 0 {
+            continue;
+        }
+        row.clear();
+        for (pi, p) in spec.parts.iter().enumerate() {
+            let code = match &group_codes {
+                GroupCodes::Dense { strides, .. } => g / strides[pi] % cards[pi],
+                GroupCodes::Sorted(v) => v[g][pi] as usize,
+            };
+            let key = realized[pi].keys.get(code).copied();
+            put_key(&mut row, p, key);
+            if let (Some(w), Some(_)) = (p.witness, key) {
+                st[w] = block_tag | code as u64;
+            }
+        }
+        row.extend_from_slice(st);
+        out.push(&row, pool);
+    }
+    Ok(out)
+}
+
+enum GroupCodes {
+    Dense { n: usize, strides: Vec<usize> },
+    Sorted(Vec<Vec<u32>>),
+}
+
+/// Sorts the selected rows by their key codes: a counting sort on the
+/// first part, then a sort of each first-part group by the other parts.
+fn sort_groups(
+    rows: &[u32],
+    cards: &[usize],
+    code_of: &dyn Fn(usize, u32) -> usize,
+) -> Result<(Vec<u32>, GroupCodes)> {
+    let rest_bits: u32 = cards[1..]
+        .iter()
+        .map(|&c| usize::BITS - (c - 1).leading_zeros())
+        .sum();
+    if rest_bits > 128 {
+        return unsupported("group keys wider than 128 bits of codes in one block");
+    }
+    let first = cards[0];
+    let mut counts = vec![0usize; first + 1];
+    for &r in rows {
+        counts[code_of(0, r) + 1] += 1;
+    }
+    for i in 0..first {
+        counts[i + 1] += counts[i];
+    }
+    let mut order = vec![0u32; rows.len()]; // positions into `rows`
+    let mut fill = counts.clone();
+    for (j, &r) in rows.iter().enumerate() {
+        let c = code_of(0, r);
+        order[fill[c]] = j as u32;
+        fill[c] += 1;
+    }
+    let bits: Vec<u32> = cards[1..]
+        .iter()
+        .map(|&c| usize::BITS - (c - 1).leading_zeros())
+        .collect();
+    let rest = |r: u32| -> u128 {
+        let mut k = 0u128;
+        for (i, b) in bits.iter().enumerate() {
+            k = (k << b) | code_of(i + 1, r) as u128;
+        }
+        k
+    };
+    let mut gids = vec![0u32; rows.len()];
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    let mut buf: Vec<(u128, u32)> = Vec::new();
+    for c in 0..first {
+        let (s, e) = (counts[c], counts[c + 1]);
+        if s == e {
+            continue;
+        }
+        buf.clear();
+        buf.extend(order[s..e].iter().map(|&j| (rest(rows[j as usize]), j)));
+        buf.sort_unstable();
+        let mut prev: Option<u128> = None;
+        for &(k, j) in &buf {
+            if prev != Some(k) {
+                let mut codes = vec![c as u32];
+                let mut x = k;
+                let mut parts = vec![0u32; bits.len()];
+                for (i, b) in bits.iter().enumerate().rev() {
+                    parts[i] = (x & ((1u128 << b) - 1)) as u32;
+                    x >>= b;
+                }
+                codes.extend(parts);
+                groups.push(codes);
+                prev = Some(k);
+            }
+            gids[j as usize] = (groups.len() - 1) as u32;
+        }
+    }
+    Ok((gids, GroupCodes::Sorted(groups)))
+}
+
+/// Per distinct value, the selected rows holding it; and selected NULL rows.
+type FilteredCounts = (Vec<u32>, u32);
+
+/// Groups of a block without a row pass: one group (no keys) or one group
+/// per distinct value of the key column, with per-value multiplicities.
+fn per_value_groups(
+    spec: &GroupSpec,
+    ctx: &BlockCtx,
+    sel: &Sel,
+    key_col: Option<usize>,
+    pool: &Pool,
+) -> Result<Groups> {
+    let layout = &spec.layout;
+    let sw = layout.words;
+    let stride = spec.stride();
+    let mut out = Groups::new(spec.kw, stride);
+    // Per aggregate: (values per distinct value of its column + NULL input,
+    // filtered counts per value, NULL count), or a constant.
+    struct Src {
+        vals: ArgValues,
+        counts: Option<(Vec<u32>, u32)>,
+    }
+    let mut srcs = Vec::new();
+    let count_cache: std::cell::RefCell<Vec<(usize, FilteredCounts)>> = Default::default();
+    let fcounts = |c: usize| -> Result<(Vec<u32>, u32)> {
+        if let Some((_, v)) = count_cache.borrow().iter().find(|(x, _)| *x == c) {
+            return Ok(v.clone());
+        }
+        let v = ctx.filtered_counts(c, sel)?;
+        count_cache.borrow_mut().push((c, v.clone()));
+        Ok(v)
+    };
+    for s in &layout.slots {
+        let src = match &s.call.arg {
+            None => Src {
+                vals: ArgValues::None,
+                counts: None,
+            },
+            Some(arg) => match arg.columns().as_slice() {
+                [] => {
+                    let none = Columns(Vec::new());
+                    let v = eval(arg, 1, &none)?;
+                    Src {
+                        vals: ArgValues::new(s.kind, &v),
+                        counts: None,
+                    }
+                }
+                [c] => {
+                    let vals = ctx.values(*c)?;
+                    let mut v = eval(arg, vals.len(), &OneColumn(vals))?.into_owned();
+                    let null_in = Vector::nulls(vals.ty, 1);
+                    v.append(&*eval(arg, 1, &OneColumn(&null_in))?);
+                    Src {
+                        vals: ArgValues::new(s.kind, &v),
+                        counts: Some(fcounts(*c)?),
+                    }
+                }
+                _ => return crate::error::internal("per-value aggregation of several columns"),
+            },
+        };
+        srcs.push(src);
+    }
+    let mut row: Vec<u64> = Vec::with_capacity(stride);
+    match key_col {
+        None => {
+            let total = sel.count(ctx.rows) as u64;
+            if total == 0 {
+                return Ok(out);
+            }
+            let mut st = vec![0u64; sw];
+            layout.init(&mut st);
+            st[0] = total;
+            for (s, src) in layout.slots.iter().zip(&srcs) {
+                match &src.counts {
+                    None => src.vals.update(s.kind, &mut st, s.off, 0, total),
+                    Some((cnt, nulls)) => {
+                        for (i, &n) in cnt.iter().enumerate() {
+                            if n > 0 {
+                                src.vals.update(s.kind, &mut st, s.off, i, u64::from(n));
+                            }
+                        }
+                        if *nulls > 0 {
+                            src.vals
+                                .update(s.kind, &mut st, s.off, cnt.len(), u64::from(*nulls));
+                        }
+                    }
+                }
+            }
+            out.push(&st, pool);
+        }
+        Some(c) => {
+            let (cnt, nulls) = fcounts(c)?;
+            let part = &spec.parts[0];
+            let keys: Vec<u128> = match part.kind {
+                PartKind::RawStr(_) => ctx.chunk(c)?.hashes()?.as_slice().to_vec(),
+                _ => ctx.keys(c)?.iter().map(|&k| u128::from(k)).collect(),
+            };
+            let block_tag = (ctx.block as u64) << 32;
+            let mut st = vec![0u64; sw];
+            let n = cnt.len();
+            for i in 0..=n {
+                let m = if i < n { cnt[i] } else { nulls };
+                if m == 0 {
+                    continue;
+                }
+                layout.init(&mut st);
+                st[0] = u64::from(m);
+                for (s, src) in layout.slots.iter().zip(&srcs) {
+                    let vi = if src.counts.is_some() { i } else { 0 };
+                    src.vals.update(s.kind, &mut st, s.off, vi, u64::from(m));
+                }
+                row.clear();
+                let key = if i < n { Some(keys[i]) } else { None };
+                put_key(&mut row, part, key);
+                if let (Some(w), Some(_)) = (part.witness, key) {
+                    st[w] = block_tag | i as u64;
+                }
+                row.extend_from_slice(&st);
+                out.push(&row, pool);
+            }
+        }
+    }
+    Ok(out)
+}

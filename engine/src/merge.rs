@@ -1,0 +1,369 @@
+//! Sorted vectors of groups: rows of `key words ++ state words`, kept in
+//! pieces of at most [`PIECE_ROWS`] rows, merged pairwise in linear time.
+//! Large merges are split by key ranges so that several threads merge
+//! parts of the same pair; consumed pieces are recycled.
+
+use std::cmp::Ordering;
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use crate::agg::StateLayout;
+
+/// Rows per piece.
+pub const PIECE_ROWS: usize = 8192;
+
+/// A sorted vector of groups.
+#[derive(Debug, Clone, Default)]
+pub struct Groups {
+    /// Words per row.
+    pub stride: usize,
+    /// Key words at the start of each row.
+    pub kw: usize,
+    /// The pieces, each holding whole rows, in key order.
+    pub pieces: Vec<Vec<u64>>,
+}
+
+impl Groups {
+    /// An empty vector.
+    pub fn new(kw: usize, stride: usize) -> Groups {
+        Groups {
+            stride,
+            kw,
+            pieces: Vec::new(),
+        }
+    }
+
+    /// Number of groups.
+    pub fn len(&self) -> usize {
+        self.pieces
+            .iter()
+            .map(|p| p.len() / self.stride.max(1))
+            .sum()
+    }
+
+    /// True when there are no groups.
+    pub fn is_empty(&self) -> bool {
+        self.pieces.iter().all(|p| p.is_empty())
+    }
+
+    /// Appends a row (`stride` words), opening a new piece when needed.
+    pub fn push(&mut self, row: &[u64], pool: &Pool) {
+        let cap = PIECE_ROWS * self.stride;
+        if self
+            .pieces
+            .last()
+            .is_none_or(|p| p.len() + self.stride > cap)
+        {
+            self.pieces.push(pool.take(cap));
+        }
+        if let Some(p) = self.pieces.last_mut() {
+            p.extend_from_slice(row);
+        }
+    }
+
+    /// All rows, in order.
+    pub fn rows(&self) -> impl Iterator<Item = &[u64]> {
+        let stride = self.stride.max(1);
+        self.pieces.iter().flat_map(move |p| p.chunks_exact(stride))
+    }
+}
+
+/// Recycled piece buffers.
+#[derive(Debug, Default)]
+pub struct Pool {
+    free: Mutex<Vec<Vec<u64>>>,
+}
+
+impl Pool {
+    /// An empty buffer with at least `cap` words of capacity.
+    pub fn take(&self, cap: usize) -> Vec<u64> {
+        let got = self.free.lock().ok().and_then(|mut f| f.pop());
+        match got {
+            Some(mut v) => {
+                v.clear();
+                v.reserve(cap);
+                v
+            }
+            None => Vec::with_capacity(cap),
+        }
+    }
+
+    /// Returns buffers for reuse.
+    pub fn give(&self, bufs: impl IntoIterator<Item = Vec<u64>>) {
+        if let Ok(mut f) = self.free.lock() {
+            for b in bufs {
+                if f.len() < 4096 {
+                    f.push(b);
+                }
+            }
+        }
+    }
+}
+
+/// Merges two sorted vectors; rows with equal keys are combined.
+pub fn merge(a: Groups, b: Groups, layout: &StateLayout, pool: &Pool, parallel: bool) -> Groups {
+    if a.is_empty() {
+        pool.give(a.pieces);
+        return b;
+    }
+    if b.is_empty() {
+        pool.give(b.pieces);
+        return a;
+    }
+    let (kw, stride) = (a.kw, a.stride);
+    let total = a.len() + b.len();
+    let threads = rayon::current_num_threads();
+    let out = {
+        let sa: Vec<&[u64]> = a.pieces.iter().map(|p| p.as_slice()).collect();
+        let sb: Vec<&[u64]> = b.pieces.iter().map(|p| p.as_slice()).collect();
+        if parallel && threads > 1 && total > 4 * PIECE_ROWS {
+            // Split both inputs at common keys into parts merged in parallel.
+            let parts = (2 * threads).min(total / PIECE_ROWS).max(2);
+            let bigger = if a.len() >= b.len() { &sa } else { &sb };
+            let n_big: usize = bigger.iter().map(|p| p.len() / stride).sum();
+            let mut splitters: Vec<Vec<u64>> = Vec::new();
+            for k in 1..parts {
+                let (pi, ri) = locate(bigger, stride, n_big * k / parts);
+                if let Some(p) = bigger.get(pi) {
+                    splitters.push(p[ri * stride..ri * stride + kw].to_vec());
+                }
+            }
+            splitters.dedup();
+            let mut bounds_a = vec![(0usize, 0usize)];
+            let mut bounds_b = vec![(0usize, 0usize)];
+            for s in &splitters {
+                bounds_a.push(lower_bound(&sa, stride, kw, s));
+                bounds_b.push(lower_bound(&sb, stride, kw, s));
+            }
+            bounds_a.push((sa.len(), 0));
+            bounds_b.push((sb.len(), 0));
+            let jobs: Vec<MergeJob> = (0..bounds_a.len() - 1)
+                .map(|i| {
+                    (
+                        slice_range(&sa, stride, bounds_a[i], bounds_a[i + 1]),
+                        slice_range(&sb, stride, bounds_b[i], bounds_b[i + 1]),
+                    )
+                })
+                .collect();
+            let outs: Vec<Vec<Vec<u64>>> = jobs
+                .par_iter()
+                .map(|(x, y)| merge_slices(x, y, kw, stride, layout, pool))
+                .collect();
+            outs.into_iter().flatten().collect()
+        } else {
+            merge_slices(&sa, &sb, kw, stride, layout, pool)
+        }
+    };
+    pool.give(a.pieces);
+    pool.give(b.pieces);
+    Groups {
+        stride,
+        kw,
+        pieces: out,
+    }
+}
+
+/// Two lists of row slices to merge.
+type MergeJob<'a> = (Vec<&'a [u64]>, Vec<&'a [u64]>);
+
+fn locate(s: &[&[u64]], stride: usize, mut row: usize) -> (usize, usize) {
+    for (i, p) in s.iter().enumerate() {
+        let n = p.len() / stride;
+        if row < n {
+            return (i, row);
+        }
+        row -= n;
+    }
+    (s.len(), 0)
+}
+
+/// Position (piece, row) of the first row whose key is `>= key`.
+fn lower_bound(s: &[&[u64]], stride: usize, kw: usize, key: &[u64]) -> (usize, usize) {
+    // Pieces are sorted: find the first piece whose last key is >= key.
+    let pi = s.partition_point(|p| {
+        let n = p.len() / stride;
+        n == 0 || p[(n - 1) * stride..(n - 1) * stride + kw] < *key
+    });
+    if pi == s.len() {
+        return (s.len(), 0);
+    }
+    let p = s[pi];
+    let n = p.len() / stride;
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if p[mid * stride..mid * stride + kw] < *key {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    (pi, lo)
+}
+
+fn slice_range<'a>(
+    s: &[&'a [u64]],
+    stride: usize,
+    from: (usize, usize),
+    to: (usize, usize),
+) -> Vec<&'a [u64]> {
+    let mut out = Vec::new();
+    for (i, p) in s.iter().enumerate().take(to.0 + 1).skip(from.0) {
+        let start = if i == from.0 { from.1 * stride } else { 0 };
+        let end = if i == to.0 { to.1 * stride } else { p.len() };
+        if start < end {
+            out.push(&p[start..end]);
+        }
+    }
+    out
+}
+
+/// Merges two sorted lists of row slices into new pieces.
+pub fn merge_slices(
+    a: &[&[u64]],
+    b: &[&[u64]],
+    kw: usize,
+    stride: usize,
+    layout: &StateLayout,
+    pool: &Pool,
+) -> Vec<Vec<u64>> {
+    let cap = PIECE_ROWS * stride;
+    let mut out: Vec<Vec<u64>> = Vec::new();
+    let mut cur = pool.take(cap);
+    let mut ra = a.iter().flat_map(|p| p.chunks_exact(stride)).peekable();
+    let mut rb = b.iter().flat_map(|p| p.chunks_exact(stride)).peekable();
+    let kb = kw; // states start here
+    loop {
+        let ord = match (ra.peek(), rb.peek()) {
+            (Some(x), Some(y)) => x[..kw].cmp(&y[..kw]),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => break,
+        };
+        if cur.len() + stride > cap {
+            out.push(std::mem::replace(&mut cur, pool.take(cap)));
+        }
+        match ord {
+            Ordering::Less => {
+                if let Some(x) = ra.next() {
+                    cur.extend_from_slice(x);
+                }
+            }
+            Ordering::Greater => {
+                if let Some(y) = rb.next() {
+                    cur.extend_from_slice(y);
+                }
+            }
+            Ordering::Equal => {
+                if let (Some(x), Some(y)) = (ra.next(), rb.next()) {
+                    let start = cur.len();
+                    cur.extend_from_slice(x);
+                    layout.combine(&mut cur[start + kb..start + stride], &y[kb..]);
+                }
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    } else {
+        pool.give([cur]);
+    }
+    out
+}
+
+/// Merges many sorted vectors with a parallel pairwise tree.
+pub fn merge_all(
+    mut parts: Vec<Groups>,
+    layout: &StateLayout,
+    pool: &Pool,
+    kw: usize,
+    stride: usize,
+) -> Groups {
+    while parts.len() > 1 {
+        let last_round = parts.len() == 2;
+        let mut pairs: Vec<(Groups, Option<Groups>)> = Vec::new();
+        let mut it = parts.into_iter();
+        while let Some(x) = it.next() {
+            pairs.push((x, it.next()));
+        }
+        parts = pairs
+            .into_par_iter()
+            .map(|(x, y)| match y {
+                Some(y) => merge(
+                    x,
+                    y,
+                    layout,
+                    pool,
+                    last_round || rayon::current_num_threads() > 1,
+                ),
+                None => x,
+            })
+            .collect();
+    }
+    parts.pop().unwrap_or_else(|| Groups::new(kw, stride))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn groups_of(keys: &[u64]) -> Groups {
+        let pool = Pool::default();
+        let mut g = Groups::new(1, 2);
+        for &k in keys {
+            g.push(&[k, 1], &pool);
+        }
+        g
+    }
+
+    fn oracle(inputs: &[Vec<u64>]) -> Vec<(u64, u64)> {
+        let mut m = std::collections::BTreeMap::new();
+        for v in inputs {
+            for &k in v {
+                *m.entry(k).or_insert(0u64) += 1;
+            }
+        }
+        m.into_iter().collect()
+    }
+
+    fn check(inputs: Vec<Vec<u64>>) {
+        let layout = StateLayout::new(&[], 0).unwrap_or_else(|_| unreachable!());
+        let pool = Pool::default();
+        let parts: Vec<Groups> = inputs.iter().map(|v| groups_of(v)).collect();
+        let merged = merge_all(parts, &layout, &pool, 1, 2);
+        let got: Vec<(u64, u64)> = merged.rows().map(|r| (r[0], r[1])).collect();
+        assert_eq!(got, oracle(&inputs));
+        for p in &merged.pieces {
+            assert!(p.len() <= PIECE_ROWS * 2 && !p.is_empty());
+        }
+    }
+
+    #[test]
+    fn merges_at_piece_boundaries() {
+        for n in [0usize, 1, 8191, 8192, 8193, 3 * 8192 + 5] {
+            let a: Vec<u64> = (0..n as u64).map(|i| i * 2).collect();
+            let b: Vec<u64> = (0..n as u64).map(|i| i * 3).collect();
+            check(vec![a.clone(), b.clone()]);
+            check(vec![a.clone()]);
+            check(vec![a, vec![], b]);
+        }
+    }
+
+    #[test]
+    fn merges_many_blocks_in_parallel() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build();
+        let Ok(pool) = pool else { return };
+        pool.install(|| {
+            let inputs: Vec<Vec<u64>> = (0..13u64)
+                .map(|b| (0..20_000u64).map(|i| i * (b % 5 + 1) + b).collect())
+                .collect();
+            let mut inputs = inputs;
+            for v in &mut inputs {
+                v.sort_unstable();
+                v.dedup();
+            }
+            check(inputs);
+        });
+    }
+}

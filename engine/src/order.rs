@@ -1,0 +1,128 @@
+//! ORDER BY and LIMIT over result rows: a comparator over typed vectors and
+//! a top-N selection that sorts only the rows that can still be returned.
+
+use std::cmp::Ordering;
+
+use crate::value::{Data, Vector};
+
+/// One sort key's values with its direction.
+pub struct SortKey<'a> {
+    /// The values.
+    pub values: &'a Vector,
+    /// Descending.
+    pub desc: bool,
+    /// NULLs first.
+    pub nulls_first: bool,
+}
+
+/// Compares non-NULL values `i` and `j` of a vector.
+#[inline]
+pub fn cmp_values(v: &Vector, i: usize, j: usize) -> Ordering {
+    match &v.data {
+        Data::Bool(d) => d[i].cmp(&d[j]),
+        Data::I64(d) => d[i].cmp(&d[j]),
+        Data::U64(d) => d[i].cmp(&d[j]),
+        Data::I128(d) => d[i].cmp(&d[j]),
+        Data::F64(d) => {
+            // -0.0 equals 0.0; NaN is the largest value.
+            let (a, b) = (d[i], d[j]);
+            if a == b {
+                Ordering::Equal
+            } else {
+                a.total_cmp(&b)
+            }
+        }
+        Data::Str(d) => d[i].cmp(&d[j]),
+    }
+}
+
+fn cmp_rows(keys: &[SortKey], i: usize, j: usize) -> Ordering {
+    for k in keys {
+        let (ni, nj) = (k.values.is_null(i), k.values.is_null(j));
+        let o = match (ni, nj) {
+            (true, true) => Ordering::Equal,
+            (true, false) => {
+                if k.nulls_first {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                }
+            }
+            (false, true) => {
+                if k.nulls_first {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                }
+            }
+            (false, false) => {
+                let o = cmp_values(k.values, i, j);
+                if k.desc {
+                    o.reverse()
+                } else {
+                    o
+                }
+            }
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    i.cmp(&j)
+}
+
+/// The row indexes `idx` in sort order; with `keep`, only the first `keep`
+/// (found by selection, then sorted).
+pub fn sort_indices(keys: &[SortKey], mut idx: Vec<usize>, keep: Option<usize>) -> Vec<usize> {
+    if keys.is_empty() {
+        if let Some(k) = keep {
+            idx.truncate(k);
+        }
+        return idx;
+    }
+    if let Some(k) = keep {
+        if k == 0 {
+            return Vec::new();
+        }
+        if k < idx.len() {
+            idx.select_nth_unstable_by(k - 1, |&a, &b| cmp_rows(keys, a, b));
+            idx.truncate(k);
+        }
+    }
+    idx.sort_unstable_by(|&a, &b| cmp_rows(keys, a, b));
+    idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::{LType, Value};
+
+    #[test]
+    fn top_n_matches_full_sort() {
+        let mut v = Vector::empty(LType::Int64, 100);
+        for i in 0..100i64 {
+            if i % 7 == 0 {
+                v.push(&Value::Null);
+            } else {
+                v.push(&Value::Int((i * 37) % 11));
+            }
+        }
+        for desc in [false, true] {
+            for nulls_first in [false, true] {
+                let keys = [SortKey {
+                    values: &v,
+                    desc,
+                    nulls_first,
+                }];
+                let full = sort_indices(&keys, (0..100).collect(), None);
+                for k in [0, 1, 5, 50, 100, 200] {
+                    let top = sort_indices(&keys, (0..100).collect(), Some(k));
+                    assert_eq!(top, full[..k.min(100)].to_vec());
+                }
+                let first = full[0];
+                assert_eq!(v.is_null(first), nulls_first);
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Fills in the expected results of the .slt files under tests/slt from
+DuckDB, run over the same data the Rust harness loads (tests/data).
+
+Usage: python3 engine/tests/gen_slt.py   (needs `pip install duckdb`)
+
+Each `query <types> [rowsort]` record's SQL is run in DuckDB and the lines
+after `----` are replaced. Values are formatted as the harness formats
+strata's: NULL, true/false, integers, doubles as '%.10g', dates and
+timestamps in ISO form, the empty string as (empty). `statement error`
+records are checked to fail in DuckDB too."""
+import glob
+import os
+import sys
+
+import duckdb
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def connect():
+    con = duckdb.connect()
+    cols = []
+    with open(os.path.join(HERE, "data", "t.schema")) as f:
+        for line in f:
+            name, ty, nullable = line.rstrip("\n").split("\t")
+            cols.append((name, ty))
+    spec = "{" + ", ".join(f"'{n}': '{t}'" for n, t in cols) + "}"
+    path = os.path.join(HERE, "data", "t.tsv")
+    con.execute(
+        f"CREATE TABLE t AS SELECT * FROM read_csv('{path}', delim='\t', header=false, "
+        f"nullstr='\\N', quote='', escape='', columns={spec}, allow_quoted_nulls=false)"
+    )
+    # Empty fields are empty strings, not NULLs.
+    return con
+
+
+def fmt(v):
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        if v != v:
+            return "nan"
+        if v in (float("inf"), float("-inf")):
+            return "inf" if v > 0 else "-inf"
+        return "%.10g" % v
+    s = str(v)
+    if s == "":
+        return "(empty)"
+    return s
+
+
+def main():
+    con = connect()
+    files = sorted(glob.glob(os.path.join(HERE, "slt", "*.slt")))
+    bad = 0
+    for path in files:
+        lines = open(path).read().split("\n")
+        out = []
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            if line.startswith("query"):
+                head = line.split()
+                rowsort = "rowsort" in head
+                out.append(line)
+                i += 1
+                sql = []
+                while i < len(lines) and lines[i] != "----" and lines[i].strip() != "":
+                    sql.append(lines[i])
+                    out.append(lines[i])
+                    i += 1
+                # skip old results
+                if i < len(lines) and lines[i] == "----":
+                    i += 1
+                    while i < len(lines) and lines[i].strip() != "":
+                        i += 1
+                text = "\n".join(sql)
+                try:
+                    rows = con.execute(text).fetchall()
+                except Exception as e:
+                    print(f"{path}: DuckDB failed on {text!r}: {e}", file=sys.stderr)
+                    bad += 1
+                    rows = []
+                res = [" ".join(fmt(v) for v in r) for r in rows]
+                if rowsort:
+                    res.sort()
+                out.append("----")
+                out.extend(res)
+                continue
+            if line.startswith("statement error"):
+                out.append(line)
+                i += 1
+                sql = []
+                while i < len(lines) and lines[i].strip() != "":
+                    sql.append(lines[i])
+                    out.append(lines[i])
+                    i += 1
+                try:
+                    con.execute("\n".join(sql)).fetchall()
+                    print(f"{path}: DuckDB accepted {sql!r}, expected an error (strata-only check)", file=sys.stderr)
+                except Exception:
+                    pass
+                continue
+            out.append(line)
+            i += 1
+        with open(path, "w") as f:
+            f.write("\n".join(out))
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,313 @@
+//! Runs the `.slt` files under tests/slt (expected results produced by
+//! DuckDB, see gen_slt.py) against strata tables built from tests/data at
+//! block sizes 3, 1000 and 2^19, with 1 and 4 threads.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use strata_engine::{Engine, LType, QueryResult, Value};
+use strata_format::types::{bool_key, float_key, signed_key};
+use strata_format::{ColumnData, DataType, Field, Schema, Table, TableWriter, WriteOptions};
+
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("data")
+}
+
+fn parse_type(s: &str) -> DataType {
+    match s {
+        "BOOLEAN" => DataType::Bool,
+        "TINYINT" => DataType::Int8,
+        "SMALLINT" => DataType::Int16,
+        "INTEGER" => DataType::Int32,
+        "BIGINT" => DataType::Int64,
+        "UTINYINT" => DataType::UInt8,
+        "USMALLINT" => DataType::UInt16,
+        "UINTEGER" => DataType::UInt32,
+        "UBIGINT" => DataType::UInt64,
+        "FLOAT" => DataType::Float32,
+        "DOUBLE" => DataType::Float64,
+        "DATE" => DataType::Date,
+        "TIMESTAMP" => DataType::Timestamp,
+        "VARCHAR" => DataType::String,
+        other => panic!("type {other}"),
+    }
+}
+
+fn days(s: &str) -> i64 {
+    let p: Vec<i64> = s.split('-').map(|x| x.parse().unwrap()).collect();
+    let (y, m, d) = (p[0], p[1], p[2]);
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+fn key_of(t: DataType, s: &str) -> u64 {
+    match t {
+        DataType::Bool => bool_key(s == "true"),
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
+            signed_key(s.parse().unwrap())
+        }
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
+            s.parse().unwrap()
+        }
+        DataType::Float32 | DataType::Float64 => float_key(s.parse().unwrap()),
+        DataType::Date => signed_key(days(s)),
+        DataType::Timestamp => {
+            let (d, t) = s.split_once(' ').unwrap();
+            let hms: Vec<i64> = t.split(':').map(|x| x.parse().unwrap()).collect();
+            signed_key(days(d) * 86400 + hms[0] * 3600 + hms[1] * 60 + hms[2])
+        }
+        other => panic!("type {other:?}"),
+    }
+}
+
+/// Loads tests/data/t.{schema,tsv} into a strata table with `block_rows`.
+fn load(dir: &Path, block_rows: usize) -> Table {
+    let schema_text = std::fs::read_to_string(data_dir().join("t.schema")).unwrap();
+    let fields: Vec<Field> = schema_text
+        .lines()
+        .map(|l| {
+            let p: Vec<&str> = l.split('\t').collect();
+            Field::new(p[0], parse_type(p[1]), p[2] == "null")
+        })
+        .collect();
+    let schema = Schema::new(fields.clone()).unwrap();
+    let text = std::fs::read_to_string(data_dir().join("t.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+    let path = dir.join(format!("t{block_rows}"));
+    let mut w = TableWriter::create(
+        &path,
+        schema,
+        WriteOptions {
+            block_rows,
+            sync: false,
+        },
+    )
+    .unwrap();
+    for chunk in rows.chunks(block_rows) {
+        let mut cols: Vec<ColumnData> = fields
+            .iter()
+            .map(|f| {
+                if f.data_type == DataType::String {
+                    ColumnData::new_strings()
+                } else {
+                    ColumnData::new_fixed()
+                }
+            })
+            .collect();
+        for r in chunk {
+            for (c, f) in fields.iter().enumerate() {
+                let v = r[c];
+                if v == "\\N" {
+                    cols[c].push_null();
+                } else if f.data_type == DataType::String {
+                    cols[c].push_str(v.as_bytes()).unwrap();
+                } else {
+                    cols[c].push_key(key_of(f.data_type, v)).unwrap();
+                }
+            }
+        }
+        w.write_block(cols).unwrap();
+    }
+    w.finish().unwrap();
+    Table::open(&path).unwrap()
+}
+
+/// Formats like gen_slt.py: doubles as C's `%.10g`.
+fn fmt_g(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let e = format!("{v:.9e}");
+    let (mant, exp) = e.split_once('e').unwrap();
+    let x: i32 = exp.parse().unwrap();
+    let strip = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if (-4..10).contains(&x) {
+        strip(&format!("{:.*}", (9 - x) as usize, v))
+    } else {
+        format!(
+            "{}e{}{:02}",
+            strip(mant),
+            if x < 0 { '-' } else { '+' },
+            x.abs()
+        )
+    }
+}
+
+fn fmt_value(ty: LType, v: &Value) -> String {
+    match (ty, v) {
+        (_, Value::Null) => "NULL".into(),
+        (_, Value::Float(f)) => fmt_g(*f),
+        (_, Value::Str(s)) if s.is_empty() => "(empty)".into(),
+        _ => strata_engine::value::format_value(ty, v),
+    }
+}
+
+fn result_lines(r: &QueryResult) -> Vec<String> {
+    (0..r.num_rows())
+        .map(|i| {
+            r.columns
+                .iter()
+                .map(|c| fmt_value(c.ty, &c.values.get(i)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+enum Record {
+    Query {
+        line: usize,
+        sql: String,
+        rowsort: bool,
+        expected: Vec<String>,
+    },
+    Error {
+        line: usize,
+        sql: String,
+        needle: String,
+    },
+}
+
+fn parse_slt(text: &str) -> Vec<Record> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        if l.starts_with("query") {
+            let rowsort = l.split_whitespace().any(|w| w == "rowsort");
+            let start = i + 1;
+            i += 1;
+            let mut sql = Vec::new();
+            while i < lines.len() && lines[i] != "----" && !lines[i].trim().is_empty() {
+                sql.push(lines[i]);
+                i += 1;
+            }
+            let mut expected = Vec::new();
+            if i < lines.len() && lines[i] == "----" {
+                i += 1;
+                while i < lines.len() && !lines[i].trim().is_empty() {
+                    expected.push(lines[i].to_string());
+                    i += 1;
+                }
+            }
+            out.push(Record::Query {
+                line: start,
+                sql: sql.join("\n"),
+                rowsort,
+                expected,
+            });
+        } else if let Some(rest) = l.strip_prefix("statement error") {
+            let start = i + 1;
+            i += 1;
+            let mut sql = Vec::new();
+            while i < lines.len() && !lines[i].trim().is_empty() {
+                sql.push(lines[i]);
+                i += 1;
+            }
+            out.push(Record::Error {
+                line: start,
+                sql: sql.join("\n"),
+                needle: rest.trim().to_string(),
+            });
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn slt_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let filter = std::env::var("SLT_FILTER").unwrap_or_default();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slt"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "slt"))
+            .filter(|p| p.to_string_lossy().contains(&filter))
+            .collect();
+    files.sort();
+    let engines = [Engine::new(1).unwrap(), Engine::new(4).unwrap()];
+    let (mut passed, mut failed) = (0usize, 0usize);
+    let mut failures = Vec::new();
+    for block_rows in [3usize, 1000, 1 << 19] {
+        let table = load(dir.path(), block_rows);
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            let name = f.file_name().unwrap().to_string_lossy().to_string();
+            for rec in parse_slt(&text) {
+                for engine in &engines {
+                    let ctx = format!(
+                        "{name}:{} (block {block_rows}, {} threads)",
+                        match &rec {
+                            Record::Query { line, .. } | Record::Error { line, .. } => line,
+                        },
+                        engine.threads()
+                    );
+                    match &rec {
+                        Record::Query {
+                            sql,
+                            rowsort,
+                            expected,
+                            ..
+                        } => match engine.query(&table, sql) {
+                            Ok(r) => {
+                                let mut got = result_lines(&r);
+                                if *rowsort {
+                                    got.sort();
+                                }
+                                if got == *expected {
+                                    passed += 1;
+                                } else {
+                                    failed += 1;
+                                    failures.push(format!(
+                                            "{ctx}\n  {sql}\n  expected: {expected:?}\n  got:      {got:?}"
+                                        ));
+                                }
+                            }
+                            Err(e) => {
+                                failed += 1;
+                                failures.push(format!("{ctx}\n  {sql}\n  error: {e}"));
+                            }
+                        },
+                        Record::Error { sql, needle, .. } => match engine.query(&table, sql) {
+                            Err(e) if e.to_string().contains(needle.as_str()) => passed += 1,
+                            other => {
+                                failed += 1;
+                                failures.push(format!(
+                                    "{ctx}\n  {sql}\n  expected an error containing {needle:?}, got {other:?}"
+                                ));
+                            }
+                        },
+                    }
+                }
+            }
+        }
+    }
+    for f in failures.iter().take(40) {
+        eprintln!("FAILED {f}");
+    }
+    println!("slt: {passed} passed, {failed} failed");
+    assert_eq!(failed, 0, "{failed} slt records failed");
+}
