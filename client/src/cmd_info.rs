@@ -1,6 +1,7 @@
 //! `strata info`: a table's schema and a storage breakdown per column and per
 //! section.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -16,6 +17,7 @@ pub fn run(path: &Path) -> Result<()> {
     let manifest_bytes = std::fs::metadata(path.join(strata_format::layout::MANIFEST_FILE))
         .map(|m| m.len())
         .unwrap_or(0);
+    let mut text = String::new();
     let mut per_section = [0u64; SECTION_COUNT];
     let mut out = TextTable::new();
     out.load_preset(UTF8_BORDERS_ONLY);
@@ -61,23 +63,25 @@ pub fn run(path: &Path) -> Result<()> {
             Cell::new(ratio(raw, bytes)).set_alignment(CellAlignment::Right),
         ]);
     }
-    println!("table     {}", path.display());
-    println!("rows      {rows}");
-    println!(
+    writeln!(text, "table     {}", path.display())?;
+    writeln!(text, "rows      {rows}")?;
+    writeln!(
+        text,
         "blocks    {} (block size {} rows)",
         table.num_blocks(),
         table.manifest().block_rows
-    );
-    println!("columns   {}", schema.len());
-    println!(
+    )?;
+    writeln!(text, "columns   {}", schema.len())?;
+    writeln!(
+        text,
         "bytes     {} in blocks + {} manifest = {:.2} bytes/row; {} raw, ratio {}",
         total,
         manifest_bytes,
         per_row(total + manifest_bytes, rows),
         total_raw,
         ratio(total_raw, total + manifest_bytes)
-    );
-    println!("\n{out}");
+    )?;
+    writeln!(text, "\n{out}")?;
     let mut sections = TextTable::new();
     sections.load_preset(UTF8_BORDERS_ONLY);
     sections.set_header(vec!["section", "bytes", "bytes/row", "share"]);
@@ -94,7 +98,7 @@ pub fn run(path: &Path) -> Result<()> {
                 .set_alignment(CellAlignment::Right),
         ]);
     }
-    println!("\n{sections}");
+    writeln!(text, "\n{sections}")?;
     Ok(())
 }
 

@@ -15,10 +15,10 @@ pub fn run(path: &Path) -> Result<bool> {
         eprintln!("note: {} is not part of the table", path.join(f).display());
     }
     if report.problems.is_empty() {
-        println!(
-            "ok: {} block files, {} bytes verified",
+        crate::output::print_stdout(&format!(
+            "ok: {} block files, {} bytes verified\n",
             report.files, report.bytes
-        );
+        ))?;
         Ok(true)
     } else {
         eprintln!("{} problem(s) found", report.problems.len());

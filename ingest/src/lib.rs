@@ -1,1 +1,470 @@
 //! Reading CSV, TSV and Parquet input into strata tables.
+//!
+//! [`run`] streams the inputs into a new table (or appends to one) with
+//! bounded memory: the calling thread reads and cuts blocks, a rayon pool
+//! parses and encodes them, and they are written in input order (see
+//! [`pipeline`] for the memory bound). A failed ingest leaves no table, or
+//! with `append` the table exactly as it was.
+//!
+//! Modules: [`schema_sql`] (`CREATE TABLE` to schema), [`input`] (files,
+//! globs, stdin, gzip/zstd), [`text`], [`csv`], [`tsv`] (records and fields),
+//! [`parse`] (text to values), [`infer`] (schemas from samples),
+//! [`parquet`] (Parquet column readers), [`text_input`] (text blocks),
+//! [`pipeline`] (parallel ordered writing), [`error`].
+
+pub mod csv;
+pub mod error;
+pub mod infer;
+pub mod input;
+pub mod parquet;
+pub mod parse;
+pub mod pipeline;
+pub mod schema_sql;
+pub mod text;
+pub mod text_input;
+pub mod tsv;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use strata_format::{encode_block, Schema, TableWriter, WriteOptions, DEFAULT_BLOCK_ROWS};
+
+pub use error::{IngestError, Position, Result, RowError};
+pub use schema_sql::{create_table_sql, parse_create_table, TableDef};
+
+use crate::pipeline::{Done, Pipeline};
+use crate::text::TextDialect;
+use crate::text_input::{RawBlock, TextContext, TextSource};
+
+/// The input file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputFormat {
+    /// Comma-separated values (RFC 4180).
+    Csv,
+    /// Tab-separated values (ClickHouse/PostgreSQL escaping).
+    Tsv,
+    /// Apache Parquet.
+    Parquet,
+}
+
+/// How to ingest.
+#[derive(Debug, Clone)]
+pub struct IngestOptions {
+    /// The input format; `None` takes it from the file extension.
+    pub format: Option<InputFormat>,
+    /// Field delimiter for CSV/TSV; `None` for `,` (CSV) or tab (TSV).
+    pub delimiter: Option<u8>,
+    /// Whether text inputs start with a header line; `None` for yes with CSV
+    /// and no with TSV (ClickHouse's `TabSeparated`).
+    pub header: Option<bool>,
+    /// The text that means NULL; `None` for an empty unquoted field (CSV) or
+    /// `\N` (TSV). With the CSV default, an empty unquoted field in a NOT
+    /// NULL string column is read as the empty string (`""` always is).
+    pub null_string: Option<String>,
+    /// Rows per block.
+    pub block_rows: usize,
+    /// Worker threads; 0 for one per core.
+    pub threads: usize,
+    /// Bad rows to skip before failing.
+    pub max_errors: u64,
+    /// The table schema; `None` to take it from Parquet metadata, infer it
+    /// from text, or (with `append`) use the table's.
+    pub schema: Option<Schema>,
+    /// Add to an existing table instead of creating one.
+    pub append: bool,
+    /// fsync files before publishing the table.
+    pub sync: bool,
+}
+
+impl Default for IngestOptions {
+    fn default() -> Self {
+        IngestOptions {
+            format: None,
+            delimiter: None,
+            header: None,
+            null_string: None,
+            block_rows: DEFAULT_BLOCK_ROWS,
+            threads: 0,
+            max_errors: 0,
+            schema: None,
+            append: false,
+            sync: true,
+        }
+    }
+}
+
+/// Where the schema came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaSource {
+    /// Given in the options.
+    Given,
+    /// Inferred from a sample of text records.
+    Inferred,
+    /// Read from Parquet metadata.
+    Parquet,
+    /// The existing table's (append).
+    Table,
+}
+
+/// Progress so far.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Progress {
+    /// Rows read.
+    pub rows_read: u64,
+    /// Rows written.
+    pub rows_written: u64,
+    /// Input bytes read (as stored, before decompression).
+    pub bytes_read: u64,
+    /// Total input bytes, when known (not for standard input).
+    pub bytes_total: Option<u64>,
+}
+
+/// What [`run`] reports while it works.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// The schema is known (before any row is written).
+    Schema {
+        /// The schema.
+        schema: &'a Schema,
+        /// Where it came from.
+        source: SchemaSource,
+    },
+    /// Some more input was read or written.
+    Progress(Progress),
+}
+
+/// What an ingest did.
+#[derive(Debug, Clone)]
+pub struct IngestSummary {
+    /// The schema written.
+    pub schema: Schema,
+    /// Where it came from.
+    pub schema_source: SchemaSource,
+    /// Rows written by this ingest.
+    pub rows: u64,
+    /// Blocks written by this ingest.
+    pub blocks: u64,
+    /// Rows in the table afterwards.
+    pub table_rows: u64,
+    /// Input bytes read (as stored).
+    pub bytes_in: u64,
+    /// Bytes written to the table directory.
+    pub bytes_out: u64,
+    /// Bad rows skipped (at most `max_errors`).
+    pub bad_rows: u64,
+    /// The first few of them.
+    pub first_bad_rows: Vec<RowError>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+fn resolve_format(paths: &[PathBuf], given: Option<InputFormat>) -> Result<InputFormat> {
+    if let Some(f) = given {
+        return Ok(f);
+    }
+    let mut found = None;
+    for p in paths {
+        let f = input::format_from_path(p).ok_or_else(|| {
+            IngestError::Usage(format!(
+                "cannot tell the format of {} from its name; give --format",
+                input::display_name(p)
+            ))
+        })?;
+        if found.is_some_and(|g| g != f) {
+            return Err(IngestError::Usage(
+                "inputs have different formats; ingest them separately or give --format".into(),
+            ));
+        }
+        found = Some(f);
+    }
+    found.ok_or_else(|| IngestError::Usage("no input files given".into()))
+}
+
+/// Ingests `inputs` (files, globs, `-` for standard input) into the table at
+/// `table`, calling `on_event` with the schema and with progress.
+pub fn run(
+    inputs: &[String],
+    table: &Path,
+    options: &IngestOptions,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<IngestSummary> {
+    let started = Instant::now();
+    if options.block_rows == 0 {
+        return Err(IngestError::Usage("--block-rows must be at least 1".into()));
+    }
+    let paths = input::expand_inputs(inputs)?;
+    let format = resolve_format(&paths, options.format)?;
+    let write_options = WriteOptions {
+        block_rows: options.block_rows,
+        sync: options.sync,
+    };
+    if !options.append {
+        if table.exists() {
+            return Err(IngestError::Format(
+                strata_format::FormatError::AlreadyExists(table.to_path_buf()),
+            ));
+        }
+        if let Some(parent) = table.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| IngestError::io(parent, e))?;
+        }
+    }
+    let appender = if options.append {
+        let w = TableWriter::append(table, write_options.clone())?;
+        if let Some(s) = &options.schema {
+            if s != w.schema() {
+                return Err(IngestError::Schema(format!(
+                    "the given schema differs from the schema of the table at {}",
+                    table.display()
+                )));
+            }
+        }
+        Some(w)
+    } else {
+        None
+    };
+    let ctx = Run {
+        paths,
+        table,
+        options,
+        write_options,
+        bytes_total: None,
+        started,
+    };
+    match format {
+        InputFormat::Parquet => ctx.parquet(appender, on_event),
+        InputFormat::Csv | InputFormat::Tsv => ctx.text(format, appender, on_event),
+    }
+}
+
+struct Run<'a> {
+    paths: Vec<PathBuf>,
+    table: &'a Path,
+    options: &'a IngestOptions,
+    write_options: WriteOptions,
+    bytes_total: Option<u64>,
+    started: Instant,
+}
+
+impl Run<'_> {
+    /// The writer (already open when appending) and where the schema is from.
+    fn writer(
+        &self,
+        appender: Option<TableWriter>,
+        schema: Option<(Schema, SchemaSource)>,
+    ) -> Result<(TableWriter, Schema, SchemaSource)> {
+        match (appender, schema) {
+            (Some(w), _) => {
+                let s = w.schema().clone();
+                let source = if self.options.schema.is_some() {
+                    SchemaSource::Given
+                } else {
+                    SchemaSource::Table
+                };
+                Ok((w, s, source))
+            }
+            (None, Some((s, source))) => {
+                let w = TableWriter::create(self.table, s.clone(), self.write_options.clone())?;
+                Ok((w, s, source))
+            }
+            (None, None) => Err(IngestError::Internal("no schema".into())),
+        }
+    }
+
+    fn summary(
+        &self,
+        schema: Schema,
+        source: SchemaSource,
+        pipeline: Pipeline,
+        bytes_in: u64,
+    ) -> Result<IngestSummary> {
+        let (ws, written) = pipeline.finish()?;
+        Ok(IngestSummary {
+            schema,
+            schema_source: source,
+            rows: written.rows,
+            blocks: written.blocks,
+            table_rows: ws.rows,
+            bytes_in,
+            bytes_out: ws.bytes_written,
+            bad_rows: written.bad_count,
+            first_bad_rows: written.bad,
+            elapsed: self.started.elapsed(),
+        })
+    }
+
+    fn parquet(
+        mut self,
+        appender: Option<TableWriter>,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> Result<IngestSummary> {
+        self.bytes_total = input::total_size(&self.paths);
+        let given = match (&self.options.schema, appender.is_some()) {
+            (_, true) => None,
+            (Some(s), false) => Some((s.clone(), SchemaSource::Given)),
+            (None, false) => {
+                let first = self
+                    .paths
+                    .first()
+                    .ok_or_else(|| IngestError::Usage("no input files given".into()))?;
+                Some((parquet::parquet_schema(first)?, SchemaSource::Parquet))
+            }
+        };
+        let (writer, schema, source) = self.writer(appender, given)?;
+        on_event(Event::Schema {
+            schema: &schema,
+            source,
+        });
+        let mut pipeline = Pipeline::new(writer, self.options.threads, self.options.max_errors)?;
+        let mut src = parquet::ParquetSource::new(
+            self.paths.clone(),
+            schema.clone(),
+            self.options.max_errors,
+        );
+        let arc_schema = Arc::new(schema.clone());
+        let mut rows_read = 0u64;
+        while let Some(block) = src.next_block(pipeline.pool(), self.options.block_rows)? {
+            rows_read += (block.rows as u64) + block.bad.count;
+            let s = arc_schema.clone();
+            pipeline.submit(move || {
+                let encoded = if block.rows > 0 {
+                    Some(encode_block(&s, block.columns)?)
+                } else {
+                    None
+                };
+                Ok(Done {
+                    rows: block.rows,
+                    encoded,
+                    bad_count: block.bad.count,
+                    bad: block.bad.first,
+                })
+            })?;
+            pipeline.poll()?;
+            let bytes_read = src.bytes_read();
+            on_event(Event::Progress(Progress {
+                rows_read,
+                rows_written: pipeline.written.rows,
+                bytes_read,
+                bytes_total: self.bytes_total,
+            }));
+        }
+        let bytes_in = self.bytes_total.unwrap_or(src.bytes_done);
+        self.summary(schema, source, pipeline, bytes_in)
+    }
+
+    fn text(
+        mut self,
+        format: InputFormat,
+        appender: Option<TableWriter>,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> Result<IngestSummary> {
+        self.bytes_total = input::total_size(&self.paths);
+        let opts = self.options;
+        let dialect = match format {
+            InputFormat::Csv => TextDialect::Csv {
+                delimiter: opts.delimiter.unwrap_or(b','),
+            },
+            _ => TextDialect::Tsv {
+                delimiter: opts.delimiter.unwrap_or(b'\t'),
+            },
+        };
+        if matches!(opts.delimiter, Some(b'"' | b'\n' | b'\r' | b'\\')) {
+            return Err(IngestError::Usage(
+                "the delimiter cannot be a quote, backslash or newline".into(),
+            ));
+        }
+        let header = opts.header.unwrap_or(format == InputFormat::Csv);
+        let counter = Arc::new(AtomicU64::new(0));
+        let mut src = TextSource::new(self.paths.clone(), dialect, header, counter.clone());
+        let null: Vec<u8> = opts.null_string.as_ref().map_or_else(
+            || dialect.default_null().to_vec(),
+            |s| s.as_bytes().to_vec(),
+        );
+
+        // Read ahead: the sample for inference, or just the first block.
+        let mut queue: std::collections::VecDeque<RawBlock> = Default::default();
+        let mut more = true;
+        let infer = appender.is_none() && opts.schema.is_none();
+        let mut sampled = 0;
+        loop {
+            let mut b = RawBlock::default();
+            more = more && src.fill(&mut b, opts.block_rows)?;
+            sampled += b.len();
+            queue.push_back(b);
+            if !more || !infer || sampled >= infer::SAMPLE_ROWS {
+                break;
+            }
+        }
+        let given = if appender.is_some() {
+            None
+        } else if let Some(s) = &opts.schema {
+            Some((s.clone(), SchemaSource::Given))
+        } else {
+            let mut inf = infer::Inferrer::new(src.header_names.clone());
+            let mut fields = text::Fields::default();
+            for b in &queue {
+                for i in 0..b.len() {
+                    if dialect.split(b.record(i), &null, &mut fields).is_ok() {
+                        inf.observe(&fields);
+                    }
+                }
+            }
+            Some((inf.finish()?, SchemaSource::Inferred))
+        };
+        let (writer, schema, source) = self.writer(appender, given)?;
+        on_event(Event::Schema {
+            schema: &schema,
+            source,
+        });
+        let ctx = Arc::new(TextContext {
+            schema: schema.clone(),
+            dialect,
+            null,
+            empty_is_empty_string: format == InputFormat::Csv && opts.null_string.is_none(),
+            max_errors: opts.max_errors,
+        });
+        let mut pipeline = Pipeline::new(writer, opts.threads, opts.max_errors)?;
+        let mut rows_read = 0u64;
+        loop {
+            let block = match queue.pop_front() {
+                Some(b) => b,
+                None if more => {
+                    let mut b = RawBlock::default();
+                    more = src.fill(&mut b, opts.block_rows)?;
+                    b
+                }
+                None => break,
+            };
+            if block.is_empty() {
+                continue;
+            }
+            rows_read += block.len() as u64;
+            let ctx = ctx.clone();
+            pipeline.submit(move || {
+                let built = text_input::build_columns(&ctx, &block);
+                drop(block);
+                let encoded = if built.rows > 0 {
+                    Some(encode_block(&ctx.schema, built.columns)?)
+                } else {
+                    None
+                };
+                Ok(Done {
+                    rows: built.rows,
+                    encoded,
+                    bad_count: built.bad.count,
+                    bad: built.bad.first,
+                })
+            })?;
+            pipeline.poll()?;
+            on_event(Event::Progress(Progress {
+                rows_read,
+                rows_written: pipeline.written.rows,
+                bytes_read: counter.load(Ordering::Relaxed),
+                bytes_total: self.bytes_total,
+            }));
+        }
+        let bytes_in = counter.load(Ordering::Relaxed);
+        self.summary(schema, source, pipeline, bytes_in)
+    }
+}

@@ -1,0 +1,298 @@
+//! `strata ingest`: load CSV, TSV or Parquet files into a table.
+//!
+//! Flag parsing, the progress bar and the summary live here; the work is
+//! done by [`strata_ingest::run`].
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use strata_ingest::{
+    create_table_sql, parse_create_table, Event, IngestOptions, IngestSummary, InputFormat,
+    SchemaSource,
+};
+
+/// Input formats on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// Comma-separated values (RFC 4180).
+    Csv,
+    /// Tab-separated values (ClickHouse/PostgreSQL escaping, `\N` for NULL).
+    Tsv,
+    /// Apache Parquet.
+    Parquet,
+}
+
+/// Arguments of `strata ingest`.
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// The table directory to create (or, with --append, to add to).
+    #[arg(long, value_name = "DIR")]
+    table: PathBuf,
+
+    /// Input files or globs; `-` reads standard input. `.gz` and `.zst`
+    /// inputs are decompressed.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<String>,
+
+    /// A file with a CREATE TABLE statement (ClickHouse or SQL types).
+    /// Without it the schema comes from Parquet metadata or is inferred from
+    /// a sample of the text and printed.
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
+
+    /// The input format [default: from the file extension].
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
+
+    /// Field delimiter: one character, or `tab` [default: `,` for CSV, tab for TSV].
+    #[arg(long, value_name = "CHAR")]
+    delimiter: Option<String>,
+
+    /// Text inputs start with a header line (the default for CSV).
+    #[arg(long, conflicts_with = "no_header")]
+    header: bool,
+
+    /// Text inputs have no header line (the default for TSV).
+    #[arg(long)]
+    no_header: bool,
+
+    /// The text that stands for NULL [default: an empty unquoted CSV field; `\N` in TSV].
+    #[arg(long, value_name = "STRING")]
+    null: Option<String>,
+
+    /// Rows per block.
+    #[arg(long, value_name = "N", default_value_t = strata_format::DEFAULT_BLOCK_ROWS)]
+    block_rows: usize,
+
+    /// Worker threads [default: one per core].
+    #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
+    threads: usize,
+
+    /// Add the rows to an existing table (atomically: readers see the old or
+    /// the new table, never a mix).
+    #[arg(long)]
+    append: bool,
+
+    /// Skip up to N malformed rows (reported at the end) instead of failing
+    /// at the first.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    max_errors: u64,
+
+    /// Do not fsync the table before publishing it (faster; a crash may then
+    /// lose the table).
+    #[arg(long)]
+    no_sync: bool,
+}
+
+fn parse_delimiter(s: &str) -> anyhow::Result<u8> {
+    match s {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        _ if s.len() == 1 && s.is_ascii() => Ok(s.as_bytes()[0]),
+        _ => bail!("--delimiter must be one ASCII character or `tab`, not {s:?}"),
+    }
+}
+
+/// Runs `strata ingest`.
+pub fn run(args: IngestArgs) -> anyhow::Result<()> {
+    let schema = match &args.schema {
+        Some(path) => {
+            let sql = std::fs::read_to_string(path)
+                .with_context(|| format!("reading schema file {}", path.display()))?;
+            let def = parse_create_table(&sql)
+                .with_context(|| format!("in schema file {}", path.display()))?;
+            Some(def.schema)
+        }
+        None => None,
+    };
+    let options = IngestOptions {
+        format: args.format.map(|f| match f {
+            FormatArg::Csv => InputFormat::Csv,
+            FormatArg::Tsv => InputFormat::Tsv,
+            FormatArg::Parquet => InputFormat::Parquet,
+        }),
+        delimiter: args.delimiter.as_deref().map(parse_delimiter).transpose()?,
+        header: match (args.header, args.no_header) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
+        null_string: args.null.clone(),
+        block_rows: args.block_rows,
+        threads: args.threads,
+        max_errors: args.max_errors,
+        schema,
+        append: args.append,
+        sync: !args.no_sync,
+    };
+    let table_name = args
+        .table
+        .file_stem()
+        .map_or_else(|| "t".to_string(), |s| s.to_string_lossy().into_owned());
+
+    let bar = if std::io::stderr().is_terminal() {
+        Some(progress_bar())
+    } else {
+        None
+    };
+    let mut on_event = |event: Event<'_>| match event {
+        Event::Schema { schema, source } => {
+            if matches!(source, SchemaSource::Inferred | SchemaSource::Parquet) {
+                let how = if source == SchemaSource::Inferred {
+                    "inferred from a sample"
+                } else {
+                    "from the Parquet metadata"
+                };
+                let note = format!(
+                    "-- schema {how}; save it, edit it and pass it with --schema to change types"
+                );
+                let sql = create_table_sql(&table_name, schema);
+                match &bar {
+                    Some(b) => b.suspend(|| {
+                        eprintln!("{note}");
+                        print!("{sql}");
+                    }),
+                    None => {
+                        eprintln!("{note}");
+                        print!("{sql}");
+                    }
+                }
+            }
+        }
+        Event::Progress(p) => {
+            if let Some(b) = &bar {
+                if let Some(total) = p.bytes_total {
+                    b.set_length(total);
+                }
+                b.set_position(p.bytes_read);
+                let secs = b.elapsed().as_secs_f64().max(1e-3);
+                b.set_message(format!(
+                    "{} rows, {} rows/s",
+                    thousands(p.rows_read),
+                    thousands((p.rows_read as f64 / secs) as u64)
+                ));
+            }
+        }
+    };
+    let result = strata_ingest::run(&args.inputs, &args.table, &options, &mut on_event);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let summary = result.with_context(|| {
+        if args.append {
+            format!(
+                "ingest into {} failed; the table is unchanged",
+                args.table.display()
+            )
+        } else {
+            format!(
+                "ingest into {} failed; no table was created",
+                args.table.display()
+            )
+        }
+    })?;
+    print_summary(&args, &summary);
+    Ok(())
+}
+
+fn progress_bar() -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{wide_bar}] {bytes}/{total_bytes} ({bytes_per_sec}, ETA {eta}) {msg}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .progress_chars("=> ");
+    bar.set_style(style);
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let groups: Vec<_> = digits
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(String::from_utf8_lossy)
+        .collect();
+    groups.join(",")
+}
+
+fn size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+fn print_summary(args: &IngestArgs, s: &IngestSummary) {
+    let secs = s.elapsed.as_secs_f64();
+    let rate = if secs > 0.0 {
+        s.rows as f64 / secs
+    } else {
+        0.0
+    };
+    eprintln!(
+        "{} {} rows in {} blocks {} {} ({:.2} s, {} rows/s)",
+        if args.append { "appended" } else { "ingested" },
+        thousands(s.rows),
+        s.blocks,
+        if args.append { "to" } else { "into" },
+        args.table.display(),
+        secs,
+        thousands(rate as u64),
+    );
+    let ratio = if s.bytes_out > 0 {
+        format!("{:.2}x", s.bytes_in as f64 / s.bytes_out as f64)
+    } else {
+        "-".into()
+    };
+    eprintln!(
+        "input {}, written {}, ratio {ratio}; the table now has {} rows",
+        size(s.bytes_in),
+        size(s.bytes_out),
+        thousands(s.table_rows)
+    );
+    if s.bad_rows > 0 {
+        eprintln!(
+            "skipped {} bad rows (--max-errors {}); the first:",
+            s.bad_rows, args.max_errors
+        );
+        for e in &s.first_bad_rows {
+            eprintln!("  {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_numbers() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(size(10), "10 B");
+        assert_eq!(size(1536), "1.5 KiB");
+    }
+
+    #[test]
+    fn delimiters() {
+        assert_eq!(parse_delimiter("|").unwrap(), b'|');
+        assert_eq!(parse_delimiter("tab").unwrap(), b'\t');
+        assert!(parse_delimiter("ab").is_err());
+    }
+}

@@ -1,0 +1,236 @@
+//! Schema inference for CSV/TSV without `--schema`: every column gets the
+//! narrowest of BOOLEAN, BIGINT (UBIGINT above `i64::MAX`), DOUBLE, DATE,
+//! TIMESTAMP that all sampled values parse as, else VARCHAR; a column is
+//! nullable if a NULL (an empty CSV field, `\N` in TSV, or the `--null`
+//! string) was seen in the sample, and VARCHAR if it held only NULLs.
+//!
+//! Only a sample is looked at (the first [`SAMPLE_ROWS`] records), so a later
+//! value may not fit: the ingest then fails naming the row, and the user can
+//! save the printed `CREATE TABLE`, widen the type and pass it as `--schema`.
+
+use strata_format::{DataType, Field, Schema};
+
+use crate::error::{IngestError, Result};
+use crate::parse;
+use crate::text::Fields;
+
+/// How many records inference looks at.
+pub const SAMPLE_ROWS: usize = 20_000;
+
+#[derive(Debug, Clone)]
+struct Candidates {
+    bool_: bool,
+    int: bool,
+    uint: bool,
+    float: bool,
+    date: bool,
+    timestamp: bool,
+    values: u64,
+    nulls: u64,
+}
+
+impl Default for Candidates {
+    fn default() -> Self {
+        Candidates {
+            bool_: true,
+            int: true,
+            uint: true,
+            float: true,
+            date: true,
+            timestamp: true,
+            values: 0,
+            nulls: 0,
+        }
+    }
+}
+
+impl Candidates {
+    fn observe(&mut self, v: &[u8]) {
+        self.values += 1;
+        if self.bool_ {
+            let l = v.to_ascii_lowercase();
+            self.bool_ = l == b"true" || l == b"false";
+        }
+        if self.int {
+            self.int = parse::parse_signed(v, i64::MIN, i64::MAX, DataType::Int64).is_ok();
+        }
+        if self.uint && !self.int {
+            self.uint = parse::parse_unsigned(v, u64::MAX, DataType::UInt64).is_ok();
+        }
+        if self.float {
+            self.float = parse::parse_f64(v).is_ok();
+        }
+        if self.date {
+            self.date = parse::parse_date(v).is_ok();
+        }
+        if self.timestamp {
+            self.timestamp = parse::parse_timestamp(v).is_ok();
+        }
+    }
+
+    fn data_type(&self) -> DataType {
+        if self.values == 0 {
+            DataType::String
+        } else if self.bool_ {
+            DataType::Bool
+        } else if self.int {
+            DataType::Int64
+        } else if self.uint {
+            DataType::UInt64
+        } else if self.float {
+            DataType::Float64
+        } else if self.date {
+            DataType::Date
+        } else if self.timestamp {
+            DataType::Timestamp
+        } else {
+            DataType::String
+        }
+    }
+}
+
+/// Infers column types from sample records. `names` comes from the header;
+/// without one the columns are named `column1`, `column2`, ... Records whose
+/// field count differs from the header's (or the first record's) are
+/// skipped here; the ingest reports them.
+pub struct Inferrer {
+    names: Option<Vec<String>>,
+    columns: Vec<Candidates>,
+}
+
+impl Inferrer {
+    /// Starts inference with the header's names, if there is a header.
+    pub fn new(names: Option<Vec<String>>) -> Inferrer {
+        let columns = names
+            .as_ref()
+            .map_or_else(Vec::new, |n| vec![Candidates::default(); n.len()]);
+        Inferrer { names, columns }
+    }
+
+    /// Looks at one record.
+    pub fn observe(&mut self, fields: &Fields) {
+        if self.columns.is_empty() && self.names.is_none() {
+            self.columns = vec![Candidates::default(); fields.len()];
+        }
+        if fields.len() != self.columns.len() {
+            return;
+        }
+        for (i, c) in self.columns.iter_mut().enumerate() {
+            match fields.get(i) {
+                Some(v) => c.observe(v),
+                None => c.nulls += 1,
+            }
+        }
+    }
+
+    /// The inferred schema.
+    pub fn finish(self) -> Result<Schema> {
+        if self.columns.is_empty() {
+            return Err(IngestError::Usage(
+                "cannot infer a schema from an empty input; give --schema".into(),
+            ));
+        }
+        let names = unique_names(self.names, self.columns.len());
+        let fields = names
+            .into_iter()
+            .zip(&self.columns)
+            .map(|(name, c)| Field::new(name, c.data_type(), c.nulls > 0 || c.values == 0))
+            .collect();
+        Schema::new(fields).map_err(|e| IngestError::Schema(e.to_string()))
+    }
+}
+
+/// Header names made usable: empty names become `columnN`, repeated names
+/// get a `_2`, `_3`, ... suffix.
+fn unique_names(names: Option<Vec<String>>, n: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(n);
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..n {
+        let base = names
+            .as_ref()
+            .and_then(|v| v.get(i))
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| format!("column{}", i + 1));
+        let mut name = base.clone();
+        let mut k = 2;
+        while !seen.insert(name.clone()) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        out.push(name);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::TextDialect;
+
+    fn infer(header: Option<&str>, rows: &[&str]) -> Schema {
+        let d = TextDialect::Csv { delimiter: b',' };
+        let names = header.map(|h| h.split(',').map(String::from).collect());
+        let mut inf = Inferrer::new(names);
+        let mut f = Fields::default();
+        for r in rows {
+            d.split(r.as_bytes(), b"", &mut f).unwrap();
+            inf.observe(&f);
+        }
+        inf.finish().unwrap()
+    }
+
+    #[test]
+    fn infers_types_and_nullability() {
+        let s = infer(
+            Some("i,f,d,t,s,b,n,u,mixed,allnull"),
+            &[
+                "1,1.5,2013-07-15,2013-07-15 10:00:00,x,true,,18446744073709551615,1,",
+                "-2,3,2013-07-16,2013-07-15T11:00:00,\"\",FALSE,7,1,2013-07-15,",
+                "3,1e5,2000-01-01,2013-07-15,y,true,8,2,z,",
+            ],
+        );
+        let got: Vec<(String, DataType, bool)> = s
+            .fields
+            .iter()
+            .map(|f| (f.name.clone(), f.data_type, f.nullable))
+            .collect();
+        use DataType as D;
+        assert_eq!(
+            got,
+            vec![
+                ("i".into(), D::Int64, false),
+                ("f".into(), D::Float64, false),
+                ("d".into(), D::Date, false),
+                ("t".into(), D::Timestamp, false),
+                ("s".into(), D::String, false),
+                ("b".into(), D::Bool, false),
+                ("n".into(), D::Int64, true),
+                ("u".into(), D::UInt64, false),
+                ("mixed".into(), D::String, false),
+                ("allnull".into(), D::String, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_without_header_and_duplicates() {
+        let s = infer(None, &["1,a"]);
+        assert_eq!(s.fields[0].name, "column1");
+        assert_eq!(s.fields[1].name, "column2");
+        let s = infer(Some("a,a,,a"), &["1,2,3,4"]);
+        let names: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a", "a_2", "column3", "a_3"]);
+    }
+
+    #[test]
+    fn ragged_records_are_ignored() {
+        let s = infer(Some("a,b"), &["1,2", "x", "3,4,5"]);
+        assert_eq!(s.fields[0].data_type, DataType::Int64);
+    }
+
+    #[test]
+    fn empty_input_is_an_error() {
+        assert!(Inferrer::new(None).finish().is_err());
+    }
+}

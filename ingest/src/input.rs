@@ -1,0 +1,214 @@
+//! Finding and opening inputs: files, globs, `-` for standard input, and
+//! transparent gzip/zstd decompression (recognised by magic bytes, so it also
+//! works for standard input and for files without a `.gz`/`.zst` suffix).
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::error::{IngestError, Result};
+use crate::InputFormat;
+
+/// The name standard input is given on the command line.
+pub const STDIN: &str = "-";
+
+/// Read-buffer size for text inputs.
+const BUF_SIZE: usize = 1 << 20;
+
+/// Expands the command-line inputs: `-` stays as is, arguments with glob
+/// characters (`*`, `?`, `[`) expand to the sorted list of matching files (an
+/// error if none match), other paths are kept (and checked when opened).
+pub fn expand_inputs(args: &[String]) -> Result<Vec<PathBuf>> {
+    if args.is_empty() {
+        return Err(IngestError::Usage("no input files given".into()));
+    }
+    let mut out = Vec::new();
+    for a in args {
+        if a != STDIN && a.contains(['*', '?', '[']) && !Path::new(a).exists() {
+            let paths = glob::glob(a)
+                .map_err(|e| IngestError::Usage(format!("bad glob pattern {a:?}: {e}")))?;
+            let mut matched = Vec::new();
+            for p in paths {
+                match p {
+                    Ok(p) if p.is_file() => matched.push(p),
+                    Ok(_) => {}
+                    Err(e) => {
+                        let path = e.path().to_path_buf();
+                        return Err(IngestError::io(path, e.into()));
+                    }
+                }
+            }
+            if matched.is_empty() {
+                return Err(IngestError::Usage(format!("no file matches {a:?}")));
+            }
+            matched.sort();
+            out.extend(matched);
+        } else {
+            out.push(PathBuf::from(a));
+        }
+    }
+    if out.iter().filter(|p| p.as_os_str() == STDIN).count() > 1 {
+        return Err(IngestError::Usage("standard input (-) given twice".into()));
+    }
+    Ok(out)
+}
+
+/// How an input is named in messages.
+pub fn display_name(path: &Path) -> String {
+    if path.as_os_str() == STDIN {
+        "<stdin>".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// The format implied by a file name: `.csv`, `.tsv`/`.tab`, `.parquet`/`.pq`,
+/// looking through a `.gz` or `.zst` suffix.
+pub fn format_from_path(path: &Path) -> Option<InputFormat> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let name = name
+        .strip_suffix(".gz")
+        .or_else(|| name.strip_suffix(".zst"))
+        .or_else(|| name.strip_suffix(".zstd"))
+        .unwrap_or(&name);
+    let ext = name.rsplit_once('.')?.1;
+    match ext {
+        "csv" => Some(InputFormat::Csv),
+        "tsv" | "tab" => Some(InputFormat::Tsv),
+        "parquet" | "pq" => Some(InputFormat::Parquet),
+        _ => None,
+    }
+}
+
+/// Total size in bytes of the inputs as stored (compressed), if all are
+/// regular files.
+pub fn total_size(paths: &[PathBuf]) -> Option<u64> {
+    let mut total = 0;
+    for p in paths {
+        if p.as_os_str() == STDIN {
+            return None;
+        }
+        total += std::fs::metadata(p).ok()?.len();
+    }
+    Some(total)
+}
+
+/// Counts the bytes read from the underlying input (before decompression).
+struct Counting<R> {
+    inner: R,
+    counter: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counter.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Opens a text input for buffered reading, decompressing gzip and zstd;
+/// `counter` receives the number of raw bytes read.
+pub fn open_text(path: &Path, counter: Arc<AtomicU64>) -> Result<Box<dyn BufRead + Send>> {
+    let raw: Box<dyn Read + Send> = if path.as_os_str() == STDIN {
+        Box::new(io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(|e| IngestError::io(path, e))?)
+    };
+    let mut reader = BufReader::with_capacity(
+        BUF_SIZE,
+        Counting {
+            inner: raw,
+            counter,
+        },
+    );
+    let head = reader.fill_buf().map_err(|e| IngestError::io(path, e))?;
+    Ok(if head.starts_with(&GZIP_MAGIC) {
+        Box::new(BufReader::with_capacity(
+            BUF_SIZE,
+            flate2::bufread::MultiGzDecoder::new(reader),
+        ))
+    } else if head.starts_with(&ZSTD_MAGIC) {
+        let decoder = zstd::stream::read::Decoder::with_buffer(reader)
+            .map_err(|e| IngestError::io(path, e))?;
+        Box::new(BufReader::with_capacity(BUF_SIZE, decoder))
+    } else {
+        Box::new(reader)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn read_all(path: &Path) -> Vec<u8> {
+        let counter = Arc::new(AtomicU64::new(0));
+        let mut r = open_text(path, counter.clone()).unwrap();
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!(
+            counter.load(Ordering::Relaxed),
+            std::fs::metadata(path).unwrap().len()
+        );
+        out
+    }
+
+    #[test]
+    fn compressed_inputs_are_transparent() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = b"a,b\n1,2\n".repeat(1000);
+        let plain = dir.path().join("x.csv");
+        std::fs::write(&plain, &text).unwrap();
+        let gz = dir.path().join("x.csv.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(&text).unwrap();
+        std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+        let zst = dir.path().join("x.csv.zst");
+        std::fs::write(&zst, zstd::encode_all(&text[..], 3).unwrap()).unwrap();
+        for p in [&plain, &gz, &zst] {
+            assert_eq!(read_all(p), text, "{}", p.display());
+        }
+    }
+
+    #[test]
+    fn globs_expand_sorted_and_must_match() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in ["b.tsv", "a.tsv", "c.csv"] {
+            std::fs::write(dir.path().join(n), "1\n").unwrap();
+        }
+        let pat = format!("{}/*.tsv", dir.path().display());
+        let got = expand_inputs(&[pat]).unwrap();
+        let names: Vec<_> = got
+            .iter()
+            .map(|p| p.file_name().unwrap().to_str().unwrap().to_string())
+            .collect();
+        assert_eq!(names, ["a.tsv", "b.tsv"]);
+        let none = format!("{}/*.json", dir.path().display());
+        assert!(matches!(expand_inputs(&[none]), Err(IngestError::Usage(_))));
+        assert!(expand_inputs(&[]).is_err());
+        assert!(expand_inputs(&["-".into(), "-".into()]).is_err());
+    }
+
+    #[test]
+    fn formats_from_names() {
+        let f = |s: &str| format_from_path(Path::new(s));
+        assert_eq!(f("hits.tsv.gz"), Some(InputFormat::Tsv));
+        assert_eq!(f("a/b.CSV"), Some(InputFormat::Csv));
+        assert_eq!(f("x.parquet"), Some(InputFormat::Parquet));
+        assert_eq!(f("x.csv.zst"), Some(InputFormat::Csv));
+        assert_eq!(f("x.txt"), None);
+        assert_eq!(f("-"), None);
+    }
+
+    #[test]
+    fn missing_file_is_an_io_error() {
+        let e = open_text(Path::new("/nonexistent/x.csv"), Arc::default()).err();
+        assert!(matches!(e, Some(IngestError::Io { .. })));
+    }
+}

@@ -1,0 +1,1230 @@
+//! Parquet inputs, read with the `parquet` crate's low-level column readers
+//! (no Arrow): flat schemas only, any encoding and compression the crate
+//! decodes (plain, dictionary, RLE, delta; Snappy, ZSTD, LZ4, gzip, Brotli,
+//! none), any number of row groups, nullable columns.
+//!
+//! Columns are matched to the table schema by name (exactly, else ignoring
+//! case); Parquet columns the schema does not name are skipped. Values are
+//! converted to the column's type:
+//! - integers to any integer type (range-checked), to floats, to `DATE`
+//!   (days), to `TIMESTAMP` (seconds; ClickBench stores `EventTime` as plain
+//!   int64 seconds), to `DECIMAL` (scaled) and to strings (decimal text);
+//! - `DATE` logical values to `DATE` or `TIMESTAMP`; `TIMESTAMP(MILLIS |
+//!   MICROS | NANOS)` and legacy INT96 to `TIMESTAMP` (floored to seconds);
+//! - decimals (INT32, INT64, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY) to `DECIMAL`
+//!   (rescaled exactly; a lost digit is an error) or to strings;
+//! - byte arrays to strings as they are (with or without the UTF-8
+//!   annotation, valid UTF-8 or not), or parsed as text for other types;
+//! - floats and booleans to their own types and to strings.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parquet::basic::{ConvertedType, LogicalType, TimeUnit, Type as Physical};
+use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
+use parquet::data_type::DataType as ParquetType;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::schema::types::ColumnDescriptor;
+use rayon::prelude::*;
+use strata_format::types::{bool_key, float_key, signed_key};
+use strata_format::{ColumnData, DataType, Field, Schema};
+
+use crate::error::{IngestError, Position, Result, RowError};
+use crate::input::display_name;
+use crate::parse::{parse_key, pow10};
+use crate::pipeline::BadRows;
+
+/// What a Parquet column holds, from its physical and logical type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Source {
+    Bool,
+    /// An integer; `unsigned` reinterprets the physical bits.
+    Int {
+        unsigned: bool,
+    },
+    Date,
+    /// Timestamp in units of `1 / per_second` seconds.
+    Timestamp {
+        per_second: i64,
+    },
+    Int96,
+    Decimal {
+        scale: u32,
+        precision: u32,
+    },
+    Float,
+    Double,
+    Bytes,
+    /// A time of day or other integer-backed type strata has no type for.
+    Other(&'static str),
+}
+
+fn parquet_error(path: &Path, e: impl std::fmt::Display) -> IngestError {
+    IngestError::Parquet {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+fn source_of(d: &ColumnDescriptor) -> Source {
+    let logical = d.logical_type_ref();
+    match (d.physical_type(), logical) {
+        (_, Some(LogicalType::Decimal(dec))) => Source::Decimal {
+            scale: dec.scale.max(0) as u32,
+            precision: dec.precision.max(0) as u32,
+        },
+        (_, Some(LogicalType::Date)) => Source::Date,
+        (_, Some(LogicalType::Timestamp(t))) => Source::Timestamp {
+            per_second: match t.unit {
+                TimeUnit::MILLIS => 1_000,
+                TimeUnit::MICROS => 1_000_000,
+                TimeUnit::NANOS => 1_000_000_000,
+            },
+        },
+        (_, Some(LogicalType::Time(_))) => Source::Other("TIME"),
+        (_, Some(LogicalType::Integer(i))) => Source::Int {
+            unsigned: !i.is_signed,
+        },
+        (_, Some(LogicalType::Float16)) => Source::Other("FLOAT16"),
+        _ => match (d.physical_type(), d.converted_type()) {
+            (_, ConvertedType::DECIMAL) => Source::Decimal {
+                scale: d.type_scale().max(0) as u32,
+                precision: d.type_precision().max(0) as u32,
+            },
+            (_, ConvertedType::DATE) => Source::Date,
+            (_, ConvertedType::TIMESTAMP_MILLIS) => Source::Timestamp { per_second: 1_000 },
+            (_, ConvertedType::TIMESTAMP_MICROS) => Source::Timestamp {
+                per_second: 1_000_000,
+            },
+            (_, ConvertedType::TIME_MILLIS | ConvertedType::TIME_MICROS) => Source::Other("TIME"),
+            (
+                _,
+                ConvertedType::UINT_8
+                | ConvertedType::UINT_16
+                | ConvertedType::UINT_32
+                | ConvertedType::UINT_64,
+            ) => Source::Int { unsigned: true },
+            (Physical::BOOLEAN, _) => Source::Bool,
+            (Physical::INT32 | Physical::INT64, _) => Source::Int { unsigned: false },
+            (Physical::INT96, _) => Source::Int96,
+            (Physical::FLOAT, _) => Source::Float,
+            (Physical::DOUBLE, _) => Source::Double,
+            (Physical::BYTE_ARRAY | Physical::FIXED_LEN_BYTE_ARRAY, _) => Source::Bytes,
+        },
+    }
+}
+
+/// The strata type a Parquet column becomes without a `--schema`.
+fn natural_type(d: &ColumnDescriptor) -> Result<DataType, String> {
+    let bits = match d.logical_type_ref() {
+        Some(LogicalType::Integer(i)) => i.bit_width,
+        _ => match d.converted_type() {
+            ConvertedType::UINT_8 | ConvertedType::INT_8 => 8,
+            ConvertedType::UINT_16 | ConvertedType::INT_16 => 16,
+            ConvertedType::UINT_32 | ConvertedType::INT_32 => 32,
+            _ => 64,
+        },
+    };
+    Ok(match source_of(d) {
+        Source::Bool => DataType::Bool,
+        Source::Int { unsigned } => match (d.physical_type(), unsigned, bits) {
+            (_, false, 8) => DataType::Int8,
+            (_, false, 16) => DataType::Int16,
+            (Physical::INT32, false, _) => DataType::Int32,
+            (_, false, _) => DataType::Int64,
+            (_, true, 8) => DataType::UInt8,
+            (_, true, 16) => DataType::UInt16,
+            (Physical::INT32, true, _) => DataType::UInt32,
+            (_, true, _) => DataType::UInt64,
+        },
+        Source::Date => DataType::Date,
+        Source::Timestamp { .. } | Source::Int96 => DataType::Timestamp,
+        Source::Decimal { scale, precision } => {
+            if precision > 18 {
+                return Err(format!(
+                    "DECIMAL({precision},{scale}) has more than the 18 digits strata stores"
+                ));
+            }
+            DataType::Decimal {
+                precision: precision as u8,
+                scale: scale as u8,
+            }
+        }
+        Source::Float => DataType::Float32,
+        Source::Double => DataType::Float64,
+        Source::Bytes => DataType::String,
+        Source::Other(what) => return Err(format!("Parquet type {what} is not supported")),
+    })
+}
+
+/// A Parquet file read with positional reads (`pread`).
+///
+/// The `parquet` crate's own `ChunkReader for File` clones the handle and
+/// seeks, and cloned handles share one file offset, so column readers on
+/// several threads would read each other's bytes. Positional reads have no
+/// shared cursor.
+#[derive(Debug, Clone)]
+struct PositionalFile {
+    file: Arc<File>,
+    len: u64,
+}
+
+/// A sequential reader over a [`PositionalFile`] from some offset.
+struct PositionalRead {
+    file: Arc<File>,
+    pos: u64,
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, pos)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, pos)
+}
+
+impl std::io::Read for PositionalRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = read_at(&self.file, buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl parquet::file::reader::Length for PositionalFile {
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl parquet::file::reader::ChunkReader for PositionalFile {
+    type T = std::io::BufReader<PositionalRead>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        Ok(std::io::BufReader::with_capacity(
+            1 << 16,
+            PositionalRead {
+                file: self.file.clone(),
+                pos: start,
+            },
+        ))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        let mut buf = vec![0u8; length];
+        let mut done = 0;
+        while done < length {
+            let n = read_at(&self.file, &mut buf[done..], start + done as u64)?;
+            if n == 0 {
+                return Err(parquet::errors::ParquetError::EOF(format!(
+                    "expected {length} bytes at offset {start}, the file ends after {done}"
+                )));
+            }
+            done += n;
+        }
+        Ok(buf.into())
+    }
+}
+
+type Reader = SerializedFileReader<PositionalFile>;
+
+fn open(path: &Path) -> Result<Reader> {
+    let file = File::open(path).map_err(|e| IngestError::io(path, e))?;
+    let len = file.metadata().map_err(|e| IngestError::io(path, e))?.len();
+    let file = PositionalFile {
+        file: Arc::new(file),
+        len,
+    };
+    SerializedFileReader::new(file).map_err(|e| parquet_error(path, e))
+}
+
+fn check_flat(path: &Path, reader: &Reader) -> Result<()> {
+    let descr = reader.metadata().file_metadata().schema_descr();
+    for c in descr.columns() {
+        if c.max_rep_level() > 0 || c.path().parts().len() > 1 {
+            return Err(IngestError::Unsupported(format!(
+                "{}: column {} is nested (a list, map or struct); only flat Parquet schemas are supported",
+                path.display(),
+                c.path()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The schema of a Parquet file, from its metadata.
+pub fn parquet_schema(path: &Path) -> Result<Schema> {
+    let reader = open(path)?;
+    check_flat(path, &reader)?;
+    let descr = reader.metadata().file_metadata().schema_descr();
+    let mut fields = Vec::new();
+    for c in descr.columns() {
+        let t = natural_type(c).map_err(|msg| {
+            IngestError::Unsupported(format!("{}: column {}: {msg}", path.display(), c.name()))
+        })?;
+        fields.push(Field::new(c.name(), t, c.max_def_level() > 0));
+    }
+    Schema::new(fields).map_err(|e| IngestError::Schema(e.to_string()))
+}
+
+/// Whether values of `s` can be stored in a column of type `t`.
+fn convertible(s: Source, t: DataType) -> bool {
+    use DataType as D;
+    match s {
+        _ if t == D::String => !matches!(s, Source::Other(_)),
+        Source::Bool => t == D::Bool || t.is_integer(),
+        Source::Int { .. } => !matches!(t, D::Bool),
+        Source::Date => matches!(t, D::Date | D::Timestamp),
+        Source::Timestamp { .. } | Source::Int96 => t == D::Timestamp,
+        Source::Decimal { .. } => matches!(t, D::Decimal { .. } | D::Float32 | D::Float64),
+        Source::Float | Source::Double => matches!(t, D::Float32 | D::Float64),
+        Source::Bytes => true,
+        Source::Other(_) => false,
+    }
+}
+
+/// One Parquet column feeding one table column.
+struct ColumnState {
+    leaf: usize,
+    source: Source,
+    target: Field,
+    max_def: i16,
+    reader: Option<ColumnReader>,
+}
+
+/// The Parquet file being read.
+struct OpenFile {
+    path: PathBuf,
+    name: Arc<str>,
+    reader: Reader,
+    next_row_group: usize,
+    rows_left_in_group: usize,
+    rows_before: u64,
+    total_rows: u64,
+    file_len: u64,
+    columns: Vec<ColumnState>,
+}
+
+/// A bad value found while converting a column.
+struct BadValue {
+    row: usize,
+    column: String,
+    value: Option<String>,
+    message: String,
+}
+
+/// A block read from Parquet.
+pub struct ParquetBlock {
+    /// One column per schema field.
+    pub columns: Vec<ColumnData>,
+    /// Rows in the columns.
+    pub rows: usize,
+    /// Rows dropped for bad values.
+    pub bad: BadRows,
+}
+
+/// Reads Parquet files one after the other into blocks of the table schema.
+pub struct ParquetSource {
+    paths: Vec<PathBuf>,
+    next_path: usize,
+    schema: Schema,
+    current: Option<OpenFile>,
+    max_errors: u64,
+    /// Bytes of the files finished so far.
+    pub bytes_done: u64,
+}
+
+impl ParquetSource {
+    /// A source reading `paths` into `schema`, allowing `max_errors` bad rows.
+    pub fn new(paths: Vec<PathBuf>, schema: Schema, max_errors: u64) -> ParquetSource {
+        ParquetSource {
+            paths,
+            next_path: 0,
+            schema,
+            current: None,
+            max_errors,
+            bytes_done: 0,
+        }
+    }
+
+    fn open_next(&mut self) -> Result<bool> {
+        let Some(path) = self.paths.get(self.next_path).cloned() else {
+            return Ok(false);
+        };
+        self.next_path += 1;
+        if path.as_os_str() == crate::input::STDIN {
+            return Err(IngestError::Usage(
+                "Parquet cannot be read from standard input; give a file".into(),
+            ));
+        }
+        let reader = open(&path)?;
+        check_flat(&path, &reader)?;
+        let descr = reader.metadata().file_metadata().schema_descr_ptr();
+        let mut columns = Vec::with_capacity(self.schema.len());
+        for f in &self.schema.fields {
+            let leaf = descr
+                .columns()
+                .iter()
+                .position(|c| c.name() == f.name)
+                .or_else(|| {
+                    let mut it = descr
+                        .columns()
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| c.name().eq_ignore_ascii_case(&f.name));
+                    match (it.next(), it.next()) {
+                        (Some((i, _)), None) => Some(i),
+                        _ => None,
+                    }
+                })
+                .ok_or_else(|| {
+                    IngestError::Schema(format!(
+                        "{}: has no column {} (the schema's column {})",
+                        path.display(),
+                        f.name,
+                        columns.len() + 1
+                    ))
+                })?;
+            let c = descr.column(leaf);
+            let source = source_of(&c);
+            if !convertible(source, f.data_type) {
+                return Err(IngestError::Schema(format!(
+                    "{}: column {} holds Parquet {:?}{} values, which cannot be stored as {}",
+                    path.display(),
+                    f.name,
+                    c.physical_type(),
+                    c.logical_type_ref()
+                        .map(|l| format!(" ({l:?})"))
+                        .unwrap_or_default(),
+                    f.data_type
+                )));
+            }
+            columns.push(ColumnState {
+                leaf,
+                source,
+                target: f.clone(),
+                max_def: c.max_def_level(),
+                reader: None,
+            });
+        }
+        let total_rows = u64::try_from(reader.metadata().file_metadata().num_rows()).unwrap_or(0);
+        let file_len = std::fs::metadata(&path).map_or(0, |m| m.len());
+        self.current = Some(OpenFile {
+            total_rows,
+            file_len,
+            name: display_name(&path).into(),
+            path,
+            reader,
+            next_row_group: 0,
+            rows_left_in_group: 0,
+            rows_before: 0,
+            columns,
+        });
+        Ok(true)
+    }
+
+    /// Input bytes read so far, estimated within the current file from the
+    /// share of its rows read.
+    pub fn bytes_read(&self) -> u64 {
+        let current = self.current.as_ref().map_or(0, |f| {
+            if f.total_rows == 0 {
+                0
+            } else {
+                (f.file_len as f64 * f.rows_before as f64 / f.total_rows as f64) as u64
+            }
+        });
+        self.bytes_done + current
+    }
+
+    /// Reads the next block of up to `block_rows` rows, decoding the columns
+    /// in parallel on `pool`; `None` at the end of the last file.
+    pub fn next_block(
+        &mut self,
+        pool: &rayon::ThreadPool,
+        block_rows: usize,
+    ) -> Result<Option<ParquetBlock>> {
+        let mut columns: Vec<ColumnData> = self
+            .schema
+            .fields
+            .iter()
+            .map(|f| {
+                if f.data_type.is_string() {
+                    ColumnData::new_strings()
+                } else {
+                    ColumnData::new_fixed()
+                }
+            })
+            .collect();
+        let mut rows = 0;
+        let mut bad_values: Vec<BadValue> = Vec::new();
+        let mut dropped: Vec<usize> = Vec::new();
+        let mut bad = BadRows::new(self.max_errors);
+        while rows < block_rows {
+            if self.current.is_none() && !self.open_next()? {
+                break;
+            }
+            let Some(file) = self.current.as_mut() else {
+                continue;
+            };
+            if file.rows_left_in_group == 0 {
+                let groups = file.reader.num_row_groups();
+                if file.next_row_group == groups {
+                    self.bytes_done += file.file_len;
+                    self.current = None;
+                    continue;
+                }
+                let g = file.next_row_group;
+                let group = file
+                    .reader
+                    .get_row_group(g)
+                    .map_err(|e| parquet_error(&file.path, format!("row group {g}: {e}")))?;
+                file.rows_left_in_group = usize::try_from(group.metadata().num_rows())
+                    .map_err(|_| parquet_error(&file.path, "negative row count"))?;
+                for c in &mut file.columns {
+                    c.reader = Some(group.get_column_reader(c.leaf).map_err(|e| {
+                        parquet_error(
+                            &file.path,
+                            format!("row group {g}, column {}: {e}", c.target.name),
+                        )
+                    })?);
+                }
+                file.next_row_group += 1;
+                continue;
+            }
+            let take = file.rows_left_in_group.min(block_rows - rows);
+            let first_row = file.rows_before;
+            let results: Vec<std::result::Result<Vec<BadValue>, String>> = pool.install(|| {
+                file.columns
+                    .par_iter_mut()
+                    .zip(columns.par_iter_mut())
+                    .map(|(c, out)| read_column(c, take, rows, out))
+                    .collect()
+            });
+            for r in results {
+                bad_values.extend(r.map_err(|e| parquet_error(&file.path, e))?);
+            }
+            if !bad_values.is_empty() {
+                bad_values.sort_by_key(|b| b.row);
+                for b in bad_values.drain(..) {
+                    if dropped.last() == Some(&b.row) {
+                        continue; // several bad values in one row
+                    }
+                    dropped.push(b.row);
+                    bad.add(RowError {
+                        file: file.name.to_string(),
+                        position: Position::Row(first_row + (b.row - rows) as u64 + 1),
+                        column: Some(b.column),
+                        value: b.value,
+                        message: b.message,
+                    });
+                }
+            }
+            file.rows_left_in_group -= take;
+            file.rows_before += take as u64;
+            rows += take;
+        }
+        if rows == 0 {
+            return Ok(None);
+        }
+        if !dropped.is_empty() {
+            for c in &mut columns {
+                drop_rows(c, &dropped);
+            }
+        }
+        Ok(Some(ParquetBlock {
+            columns,
+            rows: rows - dropped.len(),
+            bad,
+        }))
+    }
+}
+
+/// Reads `take` records of one column and appends them, converted, to `out`.
+/// `block_row` is the block index of the first of them (for errors).
+fn read_column(
+    c: &mut ColumnState,
+    take: usize,
+    block_row: usize,
+    out: &mut ColumnData,
+) -> std::result::Result<Vec<BadValue>, String> {
+    read_column_values(c, take, block_row, out)
+        .map_err(|e| format!("column {}: {e}", c.target.name))
+}
+
+fn read_column_values(
+    c: &mut ColumnState,
+    take: usize,
+    block_row: usize,
+    out: &mut ColumnData,
+) -> std::result::Result<Vec<BadValue>, String> {
+    let mut defs = Vec::with_capacity(if c.max_def > 0 { take } else { 0 });
+    let mut bad = Vec::new();
+    let Some(reader) = c.reader.as_mut() else {
+        return Err(format!("column {}: no reader", c.target.name));
+    };
+    let mut conv = Converter {
+        target: c.target.data_type,
+        source: c.source,
+        nullable: c.target.nullable,
+        name: &c.target.name,
+        bad: &mut bad,
+        row: block_row,
+    };
+    match reader {
+        ColumnReader::BoolColumnReader(r) => {
+            let vals = read_all(r, take, c.max_def, &mut defs)?;
+            conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
+                cv.convert_int(if *v { 1 } else { 0 }, true)
+            });
+        }
+        ColumnReader::Int32ColumnReader(r) => {
+            let vals = read_all(r, take, c.max_def, &mut defs)?;
+            let unsigned = matches!(c.source, Source::Int { unsigned: true });
+            conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
+                let v = if unsigned {
+                    *v as u32 as i128
+                } else {
+                    *v as i128
+                };
+                cv.convert_int(v, false)
+            });
+        }
+        ColumnReader::Int64ColumnReader(r) => {
+            let vals = read_all(r, take, c.max_def, &mut defs)?;
+            let unsigned = matches!(c.source, Source::Int { unsigned: true });
+            conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
+                let v = if unsigned {
+                    *v as u64 as i128
+                } else {
+                    *v as i128
+                };
+                cv.convert_int(v, false)
+            });
+        }
+        ColumnReader::Int96ColumnReader(r) => {
+            let vals = read_all(r, take, c.max_def, &mut defs)?;
+            conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
+                cv.convert_int(v.to_seconds() as i128, false)
+            });
+        }
+        ColumnReader::FloatColumnReader(r) => {
+            let vals = read_all(r, take, c.max_def, &mut defs)?;
+            conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
+                cv.convert_float(*v as f64)
+            });
+        }
+        ColumnReader::DoubleColumnReader(r) => {
+            let vals = read_all(r, take, c.max_def, &mut defs)?;
+            conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
+                cv.convert_float(*v)
+            });
+        }
+        ColumnReader::ByteArrayColumnReader(r) => {
+            let vals = read_all(r, take, c.max_def, &mut defs)?;
+            conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
+                cv.convert_bytes(v.data())
+            });
+        }
+        ColumnReader::FixedLenByteArrayColumnReader(r) => {
+            let vals = read_all(r, take, c.max_def, &mut defs)?;
+            conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
+                cv.convert_bytes(v.data())
+            });
+        }
+    }
+    Ok(bad)
+}
+
+/// Reads exactly `take` records' levels and values.
+fn read_all<T: ParquetType>(
+    r: &mut ColumnReaderImpl<T>,
+    take: usize,
+    max_def: i16,
+    defs: &mut Vec<i16>,
+) -> std::result::Result<Vec<T::T>, String> {
+    let mut vals = Vec::with_capacity(take);
+    let mut got = 0;
+    while got < take {
+        let levels = if max_def > 0 { Some(&mut *defs) } else { None };
+        let (records, _, _) = r
+            .read_records(take - got, levels, None, &mut vals)
+            .map_err(|e| e.to_string())?;
+        if records == 0 {
+            return Err(format!(
+                "column chunk ended after {got} of {take} expected rows"
+            ));
+        }
+        got += records;
+    }
+    Ok(vals)
+}
+
+/// A converted value.
+enum Out<'a> {
+    Key(u64),
+    Str(std::borrow::Cow<'a, [u8]>),
+}
+
+struct Converter<'a> {
+    target: DataType,
+    source: Source,
+    nullable: bool,
+    name: &'a str,
+    bad: &'a mut Vec<BadValue>,
+    row: usize,
+}
+
+impl Converter<'_> {
+    /// Walks the levels: NULL where the definition level is below the
+    /// maximum, else the next value through `f`. A failed conversion pushes a
+    /// NULL placeholder (the row is dropped later) and records the error.
+    fn emit<V>(
+        &mut self,
+        out: &mut ColumnData,
+        defs: &[i16],
+        max_def: i16,
+        take: usize,
+        vals: Vec<V>,
+        f: impl for<'v> Fn(&Self, &'v V) -> std::result::Result<Out<'v>, String>,
+    ) {
+        let mut vals = vals.iter();
+        for i in 0..take {
+            let present = max_def == 0 || defs.get(i) == Some(&max_def);
+            let result = if present {
+                match vals.next() {
+                    Some(v) => f(self, v),
+                    None => Err("fewer values than levels".to_string()),
+                }
+            } else if self.nullable {
+                out.push_null();
+                self.row += 1;
+                continue;
+            } else {
+                Err("NULL in a NOT NULL column".to_string())
+            };
+            let pushed = match result {
+                Ok(Out::Key(k)) => out.push_key(k).map_err(|e| e.to_string()),
+                Ok(Out::Str(s)) => out.push_str(&s).map_err(|e| e.to_string()),
+                Err(e) => Err(e),
+            };
+            if let Err(message) = pushed {
+                out.push_null();
+                self.bad.push(BadValue {
+                    row: self.row,
+                    column: self.name.to_string(),
+                    value: None,
+                    message,
+                });
+            }
+            self.row += 1;
+        }
+    }
+
+    fn convert_int(&self, v: i128, from_bool: bool) -> std::result::Result<Out<'static>, String> {
+        use DataType as D;
+        let t = self.target;
+        let range = |min: i128, max: i128| {
+            if v < min || v > max {
+                Err(format!("{v} is out of range for {t}"))
+            } else {
+                Ok(v)
+            }
+        };
+        let key = match t {
+            D::Bool => {
+                if from_bool || v == 0 || v == 1 {
+                    bool_key(v != 0)
+                } else {
+                    return Err(format!("{v} is not a BOOLEAN"));
+                }
+            }
+            D::Int8 => signed_key(range(i8::MIN as i128, i8::MAX as i128)? as i64),
+            D::Int16 => signed_key(range(i16::MIN as i128, i16::MAX as i128)? as i64),
+            D::Int32 => signed_key(range(i32::MIN as i128, i32::MAX as i128)? as i64),
+            D::Int64 => signed_key(range(i64::MIN as i128, i64::MAX as i128)? as i64),
+            D::UInt8 => range(0, u8::MAX as i128)? as u64,
+            D::UInt16 => range(0, u16::MAX as i128)? as u64,
+            D::UInt32 => range(0, u32::MAX as i128)? as u64,
+            D::UInt64 => range(0, u64::MAX as i128)? as u64,
+            D::Float32 => float_key(self.scaled_float(v) as f32 as f64),
+            D::Float64 => float_key(self.scaled_float(v)),
+            D::Date => signed_key(range(i32::MIN as i128, i32::MAX as i128)? as i64),
+            D::Timestamp => {
+                let secs = match self.source {
+                    Source::Timestamp { per_second } => v.div_euclid(per_second as i128),
+                    Source::Date => v * 86_400,
+                    _ => v,
+                };
+                if secs < i64::MIN as i128 || secs > i64::MAX as i128 {
+                    return Err(format!("{v} is out of range for TIMESTAMP"));
+                }
+                signed_key(secs as i64)
+            }
+            D::Decimal { precision, scale } => {
+                let from_scale = match self.source {
+                    Source::Decimal { scale, .. } => scale,
+                    _ => 0,
+                };
+                let to = scale as u32;
+                let scaled = if to >= from_scale {
+                    v.checked_mul(pow10(to - from_scale))
+                } else {
+                    let d = pow10(from_scale - to);
+                    if v % d != 0 {
+                        return Err(format!(
+                            "{} has more than {to} decimal places",
+                            decimal_text(v, from_scale)
+                        ));
+                    }
+                    Some(v / d)
+                };
+                match scaled {
+                    Some(s) if s.abs() < pow10(precision as u32) => signed_key(s as i64),
+                    _ => {
+                        return Err(format!(
+                            "{} is out of range for {t}",
+                            decimal_text(v, from_scale)
+                        ))
+                    }
+                }
+            }
+            D::String => {
+                let text = match self.source {
+                    Source::Decimal { scale, .. } => decimal_text(v, scale),
+                    _ if from_bool => (v != 0).to_string(),
+                    _ => v.to_string(),
+                };
+                return Ok(Out::Str(text.into_bytes().into()));
+            }
+        };
+        Ok(Out::Key(key))
+    }
+
+    fn scaled_float(&self, v: i128) -> f64 {
+        match self.source {
+            Source::Decimal { scale, .. } => v as f64 / pow10(scale) as f64,
+            _ => v as f64,
+        }
+    }
+
+    fn convert_float(&self, v: f64) -> std::result::Result<Out<'static>, String> {
+        match self.target {
+            DataType::Float32 => Ok(Out::Key(float_key(v as f32 as f64))),
+            DataType::Float64 => Ok(Out::Key(float_key(v))),
+            DataType::String => Ok(Out::Str(v.to_string().into_bytes().into())),
+            t => Err(format!("a float cannot be stored as {t}")),
+        }
+    }
+
+    fn convert_bytes<'v>(&self, b: &'v [u8]) -> std::result::Result<Out<'v>, String> {
+        if let Source::Decimal { .. } = self.source {
+            if b.len() > 16 {
+                return Err("decimal wider than 128 bits".into());
+            }
+            // Big-endian two's complement, sign-extended.
+            let mut v: i128 = if b.first().is_some_and(|&x| x & 0x80 != 0) {
+                -1
+            } else {
+                0
+            };
+            for &x in b {
+                v = (v << 8) | x as i128;
+            }
+            return self.convert_int(v, false);
+        }
+        match self.target {
+            DataType::String => Ok(Out::Str(b.into())),
+            t => parse_key(t, b).map(Out::Key),
+        }
+    }
+}
+
+/// Removes the rows at the (sorted) block indexes `drop`.
+fn drop_rows(col: &mut ColumnData, drop: &[usize]) {
+    let keep = |i: usize| drop.binary_search(&i).is_err();
+    let retain_nulls = |nulls: &mut Option<Vec<bool>>| {
+        if let Some(n) = nulls {
+            let mut i = 0;
+            n.retain(|_| {
+                i += 1;
+                keep(i - 1)
+            });
+        }
+    };
+    match col {
+        ColumnData::Fixed { keys, nulls } => {
+            let mut i = 0;
+            keys.retain(|_| {
+                i += 1;
+                keep(i - 1)
+            });
+            retain_nulls(nulls);
+        }
+        ColumnData::Strings {
+            bytes,
+            offsets,
+            nulls,
+        } => {
+            let mut new_bytes = Vec::with_capacity(bytes.len());
+            let mut new_offsets = vec![0];
+            for (i, w) in offsets.windows(2).enumerate() {
+                if keep(i) {
+                    new_bytes.extend_from_slice(&bytes[w[0] as usize..w[1] as usize]);
+                    new_offsets.push(new_bytes.len() as u64);
+                }
+            }
+            *bytes = new_bytes;
+            *offsets = new_offsets;
+            retain_nulls(nulls);
+        }
+    }
+}
+
+fn decimal_text(v: i128, scale: u32) -> String {
+    if scale == 0 {
+        return v.to_string();
+    }
+    let d = pow10(scale);
+    let sign = if v < 0 { "-" } else { "" };
+    let a = v.unsigned_abs();
+    format!(
+        "{sign}{}.{:0width$}",
+        a / d as u128,
+        a % d as u128,
+        width = scale as usize
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strata_format::types::signed_from_key;
+
+    fn data(name: &str) -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data")).join(name)
+    }
+
+    #[derive(Debug, Clone, PartialEq)]
+    enum V {
+        Null,
+        K(u64),
+        S(Vec<u8>),
+    }
+
+    /// Reads whole files into one value list per column, in blocks of `block_rows`.
+    fn read(
+        paths: &[&str],
+        schema: &Schema,
+        block_rows: usize,
+        max_errors: u64,
+    ) -> Result<(Vec<Vec<V>>, u64, Vec<RowError>)> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let paths = paths.iter().map(|p| data(p)).collect();
+        let mut src = ParquetSource::new(paths, schema.clone(), max_errors);
+        let mut cols = vec![Vec::new(); schema.len()];
+        let (mut bad, mut first) = (0, Vec::new());
+        while let Some(b) = src.next_block(&pool, block_rows)? {
+            assert!(b.rows <= block_rows);
+            bad += b.bad.count;
+            first.extend(b.bad.first);
+            for (out, c) in cols.iter_mut().zip(&b.columns) {
+                assert_eq!(c.len(), b.rows);
+                for i in 0..c.len() {
+                    out.push(if c.is_null(i) {
+                        V::Null
+                    } else {
+                        match c {
+                            ColumnData::Fixed { keys, .. } => V::K(keys[i]),
+                            ColumnData::Strings { bytes, offsets, .. } => {
+                                V::S(bytes[offsets[i] as usize..offsets[i + 1] as usize].to_vec())
+                            }
+                        }
+                    });
+                }
+            }
+        }
+        Ok((cols, bad, first))
+    }
+
+    fn col<'a>(cols: &'a [Vec<V>], schema: &Schema, name: &str) -> &'a [V] {
+        &cols[schema.index_of(name).unwrap()]
+    }
+
+    fn signed(v: &V) -> Option<i64> {
+        match v {
+            V::K(k) => Some(signed_from_key(*k)),
+            _ => None,
+        }
+    }
+
+    const CODECS: [&str; 7] = [
+        "types_snappy.parquet",
+        "types_zstd.parquet",
+        "types_lz4.parquet",
+        "types_gzip.parquet",
+        "types_brotli.parquet",
+        "types_none.parquet",
+        "types_plain_v2.parquet",
+    ];
+
+    #[test]
+    fn natural_schema_from_metadata() {
+        let s = parquet_schema(&data("types_snappy.parquet")).unwrap();
+        use DataType as D;
+        let types: Vec<DataType> = s.fields.iter().map(|f| f.data_type).collect();
+        assert_eq!(
+            types,
+            vec![
+                D::Int8,
+                D::Int16,
+                D::Int32,
+                D::Int64,
+                D::UInt8,
+                D::UInt16,
+                D::UInt32,
+                D::UInt64,
+                D::Float32,
+                D::Float64,
+                D::Bool,
+                D::Date,
+                D::Timestamp,
+                D::Timestamp,
+                D::Timestamp,
+                D::Decimal {
+                    precision: 9,
+                    scale: 2
+                },
+                D::Decimal {
+                    precision: 18,
+                    scale: 4
+                },
+                D::String,
+                D::String,
+                D::String,
+            ]
+        );
+        assert!(s.fields.iter().all(|f| f.nullable));
+    }
+
+    #[test]
+    fn every_codec_and_block_size_reads_the_same_values() {
+        let schema = parquet_schema(&data("types_snappy.parquet")).unwrap();
+        let (reference, bad, _) = read(&[CODECS[0]], &schema, 1000, 0).unwrap();
+        assert_eq!(bad, 0);
+        let c = |n| col(&reference, &schema, n);
+        assert_eq!(c("i64")[0], V::K(signed_key(i64::MIN)));
+        assert_eq!(c("i64")[1], V::K(signed_key(i64::MAX)));
+        assert_eq!(c("i8")[0], V::K(signed_key(-128)));
+        assert_eq!(c("u64")[1], V::K(u64::MAX));
+        assert_eq!(c("u32")[1], V::K(u32::MAX as u64));
+        assert_eq!(c("u16")[2], V::K(15901));
+        assert_eq!(c("f32")[2], V::K(float_key(0.1f32 as f64)));
+        assert_eq!(c("f32")[3], V::Null);
+        assert_eq!(c("f64")[3], V::K(float_key(1e300)));
+        assert_eq!(c("b")[..3], [V::K(1), V::K(0), V::Null]);
+        assert_eq!(signed(&c("d")[0]), Some(15901));
+        assert_eq!(signed(&c("d")[2]), Some(-1));
+        assert_eq!(c("d")[3], V::Null);
+        // Timestamps floor to whole seconds.
+        for name in ["ts_ms", "ts_us", "ts_ns"] {
+            assert_eq!(signed(&c(name)[0]), Some(1373834327), "{name}");
+            assert_eq!(signed(&c(name)[1]), Some(-1), "{name}");
+            assert_eq!(signed(&c(name)[2]), Some(0), "{name}");
+        }
+        assert_eq!(signed(&c("dec9")[0]), Some(12345));
+        assert_eq!(signed(&c("dec9")[1]), Some(-1));
+        assert_eq!(c("dec9")[2], V::Null);
+        assert_eq!(signed(&c("dec18")[0]), Some(123456789012345678));
+        assert_eq!(signed(&c("dec18")[1]), Some(-10001));
+        assert_eq!(
+            c("s")[..3],
+            [V::S(b"hello".to_vec()), V::S(vec![]), V::Null]
+        );
+        assert_eq!(c("s")[4], V::S(b"a\nb".to_vec()));
+        assert_eq!(c("bin")[0], V::S(b"\xff\xfe".to_vec()));
+        assert_eq!(c("low_card")[4], V::S(b"blue".to_vec()));
+        for file in CODECS {
+            for block_rows in [1, 3, 4, 5, 1000] {
+                let (got, _, _) = read(&[file], &schema, block_rows, 0).unwrap();
+                assert_eq!(got, reference, "{file} in blocks of {block_rows}");
+            }
+        }
+    }
+
+    #[test]
+    fn several_files_are_read_in_order() {
+        let schema = parquet_schema(&data("types_snappy.parquet")).unwrap();
+        let (got, _, _) = read(&[CODECS[0], CODECS[1]], &schema, 7, 0).unwrap();
+        assert_eq!(got[0].len(), 20);
+        assert_eq!(got[0][..10], got[0][10..]);
+    }
+
+    #[test]
+    fn int96_timestamps() {
+        let schema = parquet_schema(&data("int96.parquet")).unwrap();
+        assert_eq!(schema.fields[0].data_type, DataType::Timestamp);
+        let (got, _, _) = read(&["int96.parquet"], &schema, 100, 0).unwrap();
+        assert_eq!(
+            got[0],
+            vec![V::K(signed_key(1373834327)), V::K(signed_key(0)), V::Null]
+        );
+    }
+
+    #[test]
+    fn nested_columns_are_refused_by_name() {
+        let e = parquet_schema(&data("nested.parquet")).unwrap_err();
+        assert!(matches!(e, IngestError::Unsupported(_)), "{e}");
+        assert!(e.to_string().contains("tags"), "{e}");
+    }
+
+    fn schema(sql: &str) -> Schema {
+        crate::schema_sql::parse_create_table(sql).unwrap().schema
+    }
+
+    #[test]
+    fn clickbench_layout_converts_to_the_ddl_types() {
+        let s = schema(
+            "CREATE TABLE hits (WatchID BIGINT NOT NULL, EventTime TIMESTAMP NOT NULL,
+             EventDate Date NOT NULL, CounterID INTEGER NOT NULL, IsRefresh SMALLINT NOT NULL,
+             URL TEXT NOT NULL, Title TEXT NOT NULL)",
+        );
+        let (got, bad, _) = read(&["hits_layout.parquet"], &s, 2, 0).unwrap();
+        assert_eq!(bad, 0);
+        let c = |n| col(&got, &s, n);
+        assert_eq!(signed(&c("EventTime")[0]), Some(1373834327));
+        assert_eq!(signed(&c("EventDate")[0]), Some(15901));
+        assert_eq!(signed(&c("WatchID")[1]), Some(-8421854722398150000));
+        assert_eq!(c("URL")[1], V::S(b"http://b/\nnewline".to_vec()));
+        assert_eq!(c("URL")[2], V::S(b"\xff bad utf8".to_vec()));
+        assert_eq!(c("Title")[2], V::S(b"\xe2\x82".to_vec()));
+    }
+
+    #[test]
+    fn the_real_clickbench_sample_reads_with_both_ddls() {
+        let sample = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/clickbench/sample/clickbench_hits_10.parquet"
+        );
+        for ddl in ["create-clickhouse.sql", "create-duckdb.sql"] {
+            let sql = std::fs::read_to_string(format!(
+                "{}/../../shared/clickbench/{ddl}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap();
+            let s = schema(&sql);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap();
+            let mut src = ParquetSource::new(vec![PathBuf::from(sample)], s.clone(), 0);
+            let b = src.next_block(&pool, 1000).unwrap().unwrap();
+            assert_eq!(b.rows, 10);
+            assert_eq!(b.bad.count, 0);
+            let date = &b.columns[s.index_of("EventDate").unwrap()];
+            match date {
+                ColumnData::Fixed { keys, .. } => {
+                    assert!(keys.iter().all(|&k| signed_from_key(k) == 15901))
+                }
+                ColumnData::Strings { .. } => panic!("EventDate is not a string"),
+            }
+            let time = &b.columns[s.index_of("EventTime").unwrap()];
+            match time {
+                ColumnData::Fixed { keys, .. } => assert!(keys.iter().all(|&k| {
+                    let t = signed_from_key(k);
+                    // 2013-07-14 20:00 .. 2013-07-15 20:00 UTC (EventDate is Moscow time).
+                    (1373832000..1373918400).contains(&t)
+                })),
+                ColumnData::Strings { .. } => panic!("EventTime is not a string"),
+            }
+            assert!(src.next_block(&pool, 1000).unwrap().is_none());
+        }
+    }
+
+    #[test]
+    fn duckdb_file_with_row_groups_nulls_and_decimals() {
+        let s = parquet_schema(&data("duckdb.parquet")).unwrap();
+        let (got, _, _) = read(&["duckdb.parquet"], &s, 1000, 0).unwrap();
+        let c = |n| col(&got, &s, n);
+        assert_eq!(c("id").len(), 2100);
+        assert_eq!(c("name")[0], V::Null);
+        assert_eq!(c("name")[2099], V::S(b"name2099".to_vec()));
+        assert_eq!(signed(&c("price")[3]), Some(375));
+        assert_eq!(signed(&c("small")[15]), Some(15));
+        assert_eq!(signed(&c("ts")[2049]), Some(1373882400 + 2049));
+        assert_eq!(signed(&c("day")[31]), Some(15902));
+        assert_eq!(c("big")[2099], V::K(2099 * 1_000_000_000_000));
+    }
+
+    #[test]
+    fn conversions_to_other_types() {
+        let s = schema(
+            "CREATE TABLE t (dec9 DECIMAL(12, 4), dec18 DOUBLE, u16 DATE, i32 VARCHAR, d TIMESTAMP)",
+        );
+        let (got, bad, _) = read(&["types_zstd.parquet"], &s, 1000, 0).unwrap();
+        assert_eq!(bad, 0);
+        assert_eq!(signed(&got[0][0]), Some(1234500));
+        assert_eq!(got[1][1], V::K(float_key(-1.0001)));
+        assert_eq!(signed(&got[2][2]), Some(15901));
+        assert_eq!(got[3][0], V::S(b"-2147483648".to_vec()));
+        assert_eq!(signed(&got[4][0]), Some(15901 * 86400));
+    }
+
+    #[test]
+    fn bad_values_drop_rows_and_name_them() {
+        let s = schema("CREATE TABLE t (i32 SMALLINT, i8 TINYINT NOT NULL, s TEXT NOT NULL)");
+        // Rows 1 and 2 overflow SMALLINT; row 3 has a NULL string in a NOT NULL column.
+        let e = read(&["types_snappy.parquet"], &s, 1000, 0).unwrap();
+        assert_eq!(e.1, 3);
+        assert_eq!(e.0[1].len(), 7);
+        assert_eq!(e.0[1][0], V::K(signed_key(1)));
+        let first = &e.2[0];
+        assert_eq!(first.position, Position::Row(1));
+        assert_eq!(first.column.as_deref(), Some("i32"));
+        assert!(
+            first.message.contains("out of range for SMALLINT"),
+            "{first}"
+        );
+        assert!(e.2[2].message.contains("NULL in a NOT NULL column"));
+        assert_eq!(e.2[2].position, Position::Row(3));
+    }
+
+    #[test]
+    fn missing_and_unconvertible_columns_are_schema_errors() {
+        let e = read(
+            &["types_snappy.parquet"],
+            &schema("CREATE TABLE t (nope INT)"),
+            10,
+            0,
+        );
+        assert!(matches!(e, Err(IngestError::Schema(m)) if m.contains("nope")));
+        let e = read(
+            &["types_snappy.parquet"],
+            &schema("CREATE TABLE t (ts_ms DATE)"),
+            10,
+            0,
+        );
+        assert!(matches!(e, Err(IngestError::Schema(m)) if m.contains("ts_ms")));
+        // Names match without regard to case when unambiguous.
+        let (got, _, _) = read(
+            &["types_snappy.parquet"],
+            &schema("CREATE TABLE t (I8 INT)"),
+            10,
+            0,
+        )
+        .unwrap();
+        assert_eq!(got[0].len(), 10);
+    }
+
+    #[test]
+    fn decimal_text_formats() {
+        assert_eq!(decimal_text(12345, 2), "123.45");
+        assert_eq!(decimal_text(-5, 3), "-0.005");
+        assert_eq!(decimal_text(7, 0), "7");
+    }
+}
