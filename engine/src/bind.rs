@@ -7,6 +7,7 @@ use strata_format::Schema;
 
 use crate::error::{closest, internal, invalid, unsupported, EngineError, Result};
 use crate::expr::{cast_value, eval, ArithOp, CmpOp, Columns, DatePart, ExprKind, TExpr};
+use crate::strfn::StrFn;
 use crate::value::{LType, Phys, Value};
 
 /// Aggregate functions.
@@ -181,7 +182,9 @@ fn contains_agg(e: &SqlExpr) -> bool {
             expr, low, high, ..
         } => any(&[expr, low, high]),
         SqlExpr::InList { expr, list, .. } => contains_agg(expr) || list.iter().any(contains_agg),
-        SqlExpr::Like { expr, pattern, .. } => any(&[expr, pattern]),
+        SqlExpr::Like { expr, pattern, .. } | SqlExpr::ILike { expr, pattern, .. } => {
+            any(&[expr, pattern])
+        }
         SqlExpr::Case {
             operand,
             conditions,
@@ -451,7 +454,7 @@ fn for_each_child_mut(e: &mut TExpr, f: &mut dyn FnMut(&mut TExpr)) {
             f(a);
             f(b);
         }
-        ExprKind::And(v) | ExprKind::Or(v) => v.iter_mut().for_each(f),
+        ExprKind::And(v) | ExprKind::Or(v) | ExprKind::Str(_, v) => v.iter_mut().for_each(f),
         ExprKind::Case(w, el) => {
             for (a, b) in w {
                 f(a);
@@ -892,25 +895,82 @@ impl Binder<'_> {
                 expr,
                 pattern,
                 escape_char,
+            }
+            | SqlExpr::ILike {
+                negated,
+                any,
+                expr,
+                pattern,
+                escape_char,
             } => {
-                if *any || escape_char.is_some() {
-                    return unsupported("LIKE ANY / ESCAPE");
+                if *any {
+                    return unsupported("LIKE ANY");
                 }
+                let ci = matches!(e, SqlExpr::ILike { .. });
                 let x = self.expr(expr, aggs)?;
                 let p = self.expr(pattern, aggs)?;
+                let esc = match escape_char {
+                    None => None,
+                    Some(c) => match self.expr(c, aggs)?.as_lit() {
+                        Some(Value::Str(s)) if s.len() <= 1 => s.first().copied(),
+                        _ => return invalid("ESCAPE must be a single character"),
+                    },
+                };
+                if x.ty == LType::Null || p.ty == LType::Null {
+                    return Ok(TExpr::lit(Value::Null, LType::Bool));
+                }
                 let (Some(Value::Str(p)), LType::Varchar) = (p.as_lit(), x.ty) else {
                     return unsupported("LIKE with a non-constant pattern or a non-string operand");
                 };
                 Ok(TExpr {
-                    kind: ExprKind::Like(Box::new(x), p.clone(), *negated),
+                    kind: ExprKind::Like(
+                        Box::new(x),
+                        Box::new(crate::like::LikePattern::new(p, esc, ci)?),
+                        *negated,
+                    ),
                     ty: LType::Bool,
                 })
+            }
+            SqlExpr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let mut args = vec![self.expr(expr, aggs)?];
+                match substring_from {
+                    Some(f) => args.push(self.expr(f, aggs)?),
+                    None => args.push(literal_int(1)),
+                }
+                if let Some(f) = substring_for {
+                    args.push(self.expr(f, aggs)?);
+                }
+                str_call(StrFn::Substring, args)
+            }
+            SqlExpr::Trim {
+                trim_where,
+                trim_what,
+                expr,
+                trim_characters,
+            } => {
+                let (l, r) = match trim_where {
+                    None | Some(sql::TrimWhereField::Both) => (true, true),
+                    Some(sql::TrimWhereField::Leading) => (true, false),
+                    Some(sql::TrimWhereField::Trailing) => (false, true),
+                };
+                let mut args = vec![self.expr(expr, aggs)?];
+                if let Some(w) = trim_what {
+                    args.push(self.expr(w, aggs)?);
+                }
+                if let Some([c]) = trim_characters.as_deref() {
+                    args.push(self.expr(c, aggs)?);
+                }
+                str_call(StrFn::Trim(l, r), args)
             }
             SqlExpr::Function(f) => self.function(f, aggs),
             SqlExpr::Subquery(_) | SqlExpr::Exists { .. } | SqlExpr::InSubquery { .. } => {
                 unsupported("subqueries")
             }
-            SqlExpr::ILike { .. } => unsupported("ILIKE"),
             SqlExpr::Interval(_) => unsupported("INTERVAL"),
             other => unsupported(format!("expression {other}")),
         }
@@ -943,6 +1003,7 @@ impl Binder<'_> {
             return self.compare(c, l, r);
         }
         match op {
+            B::StringConcat => str_call(StrFn::ConcatOp, vec![l, r]),
             B::And | B::Or => {
                 let l = self.expect_bool(l, "AND/OR operand")?;
                 let r = self.expect_bool(r, "AND/OR operand")?;
@@ -1157,6 +1218,48 @@ impl Binder<'_> {
                     ty,
                 })
             }
+            ("regexp_replace", [x, p, r, rest @ ..]) if rest.len() <= 1 => {
+                let (Some(Value::Str(p)), Some(Value::Str(r))) = (p.as_lit(), r.as_lit()) else {
+                    return unsupported("regexp_replace with a non-constant pattern");
+                };
+                let all = match rest.first().map(|o| o.as_lit()) {
+                    None => false,
+                    Some(Some(Value::Str(o))) => o.contains(&b'g'),
+                    Some(_) => return unsupported("regexp_replace options must be constant"),
+                };
+                let re = crate::strfn::Re::new(&String::from_utf8_lossy(p))?;
+                let rep = crate::strfn::translate_replacement(r);
+                let f = StrFn::RegexpReplace(Box::new(re), rep, all);
+                str_call(f, vec![x.clone()])
+            }
+            ("regexp_matches", [x, p]) => {
+                let Some(Value::Str(p)) = p.as_lit() else {
+                    return unsupported("regexp_matches with a non-constant pattern");
+                };
+                let re = crate::strfn::Re::new(&String::from_utf8_lossy(p))?;
+                str_call(StrFn::RegexpMatches(Box::new(re)), vec![x.clone()])
+            }
+            (
+                "length" | "char_length" | "character_length" | "lower" | "lcase" | "upper"
+                | "ucase" | "substring" | "substr" | "concat" | "trim" | "ltrim" | "rtrim"
+                | "starts_with" | "prefix" | "ends_with" | "suffix" | "contains",
+                args,
+            ) => {
+                let f = match name.as_str() {
+                    "length" | "char_length" | "character_length" => StrFn::Length,
+                    "lower" | "lcase" => StrFn::Lower,
+                    "upper" | "ucase" => StrFn::Upper,
+                    "substring" | "substr" => StrFn::Substring,
+                    "concat" => StrFn::Concat,
+                    "trim" => StrFn::Trim(true, true),
+                    "ltrim" => StrFn::Trim(true, false),
+                    "rtrim" => StrFn::Trim(false, true),
+                    "starts_with" | "prefix" => StrFn::StartsWith,
+                    "ends_with" | "suffix" => StrFn::EndsWith,
+                    _ => StrFn::Contains,
+                };
+                str_call(f, args.to_vec())
+            }
             ("strlen" | "octet_length", [x]) if x.ty == LType::Varchar => Ok(TExpr {
                 kind: ExprKind::StrLen(Box::new(x.clone())),
                 ty: LType::Int64,
@@ -1179,6 +1282,32 @@ impl Binder<'_> {
             )),
         }
     }
+}
+
+/// A string function call: string arguments cast to VARCHAR (concat
+/// casts anything), integer ones (substring) to BIGINT.
+fn str_call(f: StrFn, args: Vec<TExpr>) -> Result<TExpr> {
+    crate::strfn::check_arity(&f, args.len())?;
+    let mut out = Vec::new();
+    for (i, a) in args.into_iter().enumerate() {
+        let want = if f == StrFn::Substring && i > 0 {
+            LType::Int64
+        } else {
+            LType::Varchar
+        };
+        let ok = a.ty == want
+            || a.ty == LType::Null
+            || (want == LType::Int64 && a.ty.is_integer())
+            || matches!(f, StrFn::Concat | StrFn::ConcatOp);
+        if !ok {
+            return invalid(format!("{}() does not accept {}", f.name(), a.ty));
+        }
+        out.push(cast_to(a, want)?);
+    }
+    Ok(TExpr {
+        ty: crate::strfn::result_type(&f),
+        kind: ExprKind::Str(Box::new(f), out),
+    })
 }
 
 fn not(e: TExpr) -> TExpr {

@@ -289,6 +289,11 @@ impl<'t> BlockCtx<'t> {
         })
     }
 
+    /// The distinct values of column `col` if they were already decoded.
+    pub fn cached_values(&self, col: usize) -> Option<&Vector> {
+        self.values[col].get()
+    }
+
     /// The strings of the given value indexes of string column `col`,
     /// decoding only the string blocks needed.
     pub fn strings_of(&self, col: usize, values: &[u32]) -> Result<Vec<Option<Vec<u8>>>> {

@@ -183,10 +183,12 @@ pub enum ExprKind {
     DateTrunc(DatePart, Box<TExpr>),
     /// `CASE WHEN c THEN v ... ELSE e END` (branches cast to the result type).
     Case(Vec<(TExpr, TExpr)>, Option<Box<TExpr>>),
-    /// `x [NOT] LIKE pattern` with a constant pattern.
-    Like(Box<TExpr>, Vec<u8>, bool),
+    /// `x [NOT] [I]LIKE pattern` with a constant pattern.
+    Like(Box<TExpr>, Box<crate::like::LikePattern>, bool),
     /// Length of a string in bytes (`STRLEN`, `OCTET_LENGTH`).
     StrLen(Box<TExpr>),
+    /// A string function (see [`crate::strfn`]).
+    Str(Box<crate::strfn::StrFn>, Vec<TExpr>),
 }
 
 impl TExpr {
@@ -212,7 +214,7 @@ impl TExpr {
             | ExprKind::Like(e, _, _)
             | ExprKind::StrLen(e) => vec![e],
             ExprKind::Arith(_, a, b) | ExprKind::Cmp(_, a, b) => vec![a, b],
-            ExprKind::And(v) | ExprKind::Or(v) => v.iter().collect(),
+            ExprKind::And(v) | ExprKind::Or(v) | ExprKind::Str(_, v) => v.iter().collect(),
             ExprKind::Case(w, e) => {
                 let mut out: Vec<&TExpr> = w.iter().flat_map(|(a, b)| [a, b]).collect();
                 if let Some(e) = e {
@@ -307,11 +309,16 @@ impl std::fmt::Display for TExpr {
             }
             ExprKind::Like(e, p, neg) => write!(
                 f,
-                "({e} {}LIKE '{}')",
+                "({e} {}{}LIKE '{}')",
                 if *neg { "NOT " } else { "" },
-                String::from_utf8_lossy(p)
+                if p.ci { "I" } else { "" },
+                String::from_utf8_lossy(&p.text)
             ),
             ExprKind::StrLen(e) => write!(f, "STRLEN({e})"),
+            ExprKind::Str(func, args) => {
+                write!(f, "{}", func.name())?;
+                join(f, args, ", ")
+            }
         }
     }
 }
@@ -526,7 +533,7 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
             };
             Cow::Owned(Vector {
                 ty: LType::Bool,
-                data: Data::Bool(s.iter().map(|s| like(s, pat) != *neg).collect()),
+                data: Data::Bool(s.iter().map(|s| pat.matches(s) != *neg).collect()),
                 nulls: v.nulls.clone(),
             })
         }
@@ -540,6 +547,14 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
                 data: Data::I64(s.iter().map(|s| s.len() as i64).collect()),
                 nulls: v.nulls.clone(),
             })
+        }
+        ExprKind::Str(func, args) => {
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(eval(a, len, inp)?);
+            }
+            let refs: Vec<&Vector> = vals.iter().map(|v| &**v).collect();
+            Cow::Owned(crate::strfn::eval_strfn(func, &refs, len)?)
         }
     })
 }
@@ -599,32 +614,6 @@ fn date_trunc(part: DatePart, ty: LType, t: i64) -> i64 {
     } else {
         out
     }
-}
-
-/// SQL `LIKE` with `%` and `_` (no escape character), on bytes.
-pub fn like(s: &[u8], p: &[u8]) -> bool {
-    // Iterative matcher with backtracking to the last '%'.
-    let (mut si, mut pi) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while si < s.len() {
-        if pi < p.len() && p[pi] == b'%' {
-            star = Some((pi, si));
-            pi += 1;
-        } else if pi < p.len() && (p[pi] == b'_' || p[pi] == s[si]) {
-            pi += 1;
-            si += 1;
-        } else if let Some((sp, ss)) = star {
-            pi = sp + 1;
-            si = ss + 1;
-            star = Some((sp, ss + 1));
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == b'%' {
-        pi += 1;
-    }
-    pi == p.len()
 }
 
 fn merged_nulls(a: &Vector, b: &Vector) -> Option<Vec<bool>> {
@@ -929,18 +918,6 @@ fn rescale(x: i128, from: u32, to: u32) -> i128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn like_patterns() {
-        assert!(like(b"google.com", b"%google%"));
-        assert!(like(b"google", b"google"));
-        assert!(!like(b"googl", b"google%"));
-        assert!(like(b"abc", b"a_c"));
-        assert!(like(b"", b"%"));
-        assert!(!like(b"xgoogle.ru", b"%.google.%"));
-        assert!(like(b"www.google.ru", b"%.google.%"));
-        assert!(like(b"aaab", b"%a%b"));
-    }
 
     #[test]
     fn integer_semantics() {

@@ -56,6 +56,16 @@ pub enum Pred {
         /// IS NOT NULL.
         negated: bool,
     },
+    /// `col [NOT] [I]LIKE pattern`: string blocks chosen by the trigram
+    /// index, each candidate string tested once; NULL rows never match.
+    Like {
+        /// Column.
+        col: usize,
+        /// The pattern.
+        pattern: Box<crate::like::LikePattern>,
+        /// NOT LIKE.
+        negated: bool,
+    },
     /// An expression of one column, evaluated per distinct value.
     Values {
         /// Column.
@@ -109,6 +119,17 @@ impl std::fmt::Display for Pred {
             Pred::IsNull { col, negated } => {
                 write!(f, "#{col} IS {}NULL", if *negated { "NOT " } else { "" })
             }
+            Pred::Like {
+                col,
+                pattern,
+                negated,
+            } => write!(
+                f,
+                "{}like(#{col}, '{}', {} trigrams)",
+                if *negated { "not " } else { "" },
+                String::from_utf8_lossy(&pattern.text),
+                pattern.trigrams().len()
+            ),
             Pred::Values { col, expr } => write!(f, "per-value(#{col}: {expr})"),
             Pred::Rows(e) => write!(f, "per-row({e})"),
         }
@@ -191,6 +212,14 @@ fn compile_neg(e: &TExpr, neg: bool) -> Pred {
                 _ => leaf(e, neg),
             }
         }
+        ExprKind::Like(x, pattern, n) => match x.as_col() {
+            Some(col) => Pred::Like {
+                col,
+                pattern: pattern.clone(),
+                negated: *n != neg,
+            },
+            None => leaf(e, neg),
+        },
         ExprKind::Col(c) if e.ty == LType::Bool => Pred::KeyRange {
             col: *c,
             lo: u64::from(!neg),
@@ -318,7 +347,7 @@ pub fn may_match(p: &Pred, table: &Table, block: usize) -> bool {
                 keys.iter().any(|k| *k >= s.min && *k <= s.max)
             }
         }
-        Pred::StrSet { col, .. } => table.stats(block, *col).distinct > 0,
+        Pred::StrSet { col, .. } | Pred::Like { col, .. } => table.stats(block, *col).distinct > 0,
         Pred::IsNull { col, negated } => {
             let s = table.stats(block, *col);
             if *negated {
@@ -444,6 +473,14 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
                 Sel::from_bits(b)
             }
         }
+        Pred::Like {
+            col,
+            pattern,
+            negated,
+        } => {
+            let idx = like_values(ctx, *col, pattern)?;
+            value_set_rows(ctx, *col, &idx, *negated)?
+        }
         Pred::Values { col, expr } => {
             let vals = ctx.values(*col)?;
             let truth = truth_of(&*eval(expr, vals.len(), &OneColumn(vals))?);
@@ -483,6 +520,61 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
             Sel::from_bits(b)
         }
     })
+}
+
+/// The value indexes of string column `col` whose strings match `pattern`:
+/// only the string blocks holding every trigram of the pattern are decoded
+/// (all of them when it has none), and each string is tested once.
+pub fn like_values(
+    ctx: &BlockCtx,
+    col: usize,
+    pattern: &crate::like::LikePattern,
+) -> Result<Vec<usize>> {
+    let mut out = Vec::new();
+    if let Some(v) = ctx.cached_values(col) {
+        if let Data::Str(strs) = &v.data {
+            for (i, s) in strs.iter().enumerate() {
+                if pattern.matches(s) {
+                    out.push(i);
+                }
+            }
+            return Ok(out);
+        }
+    }
+    let chunk = ctx.chunk(col)?;
+    let dict = chunk.dictionary()?;
+    let mut blocks: Option<Vec<u32>> = None;
+    let mut lists = Vec::new();
+    for k in pattern.trigrams() {
+        lists.push(dict.blocks_with_trigram(k)?);
+    }
+    lists.sort_by_key(|l| l.len());
+    for l in lists {
+        blocks = Some(match blocks {
+            None => l,
+            Some(b) => b
+                .into_iter()
+                .filter(|x| l.binary_search(x).is_ok())
+                .collect(),
+        });
+        if blocks.as_ref().is_some_and(|b| b.is_empty()) {
+            return Ok(out);
+        }
+    }
+    let blocks: Vec<u32> = blocks.unwrap_or_else(|| (0..dict.block_count() as u32).collect());
+    let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+    for b in blocks {
+        let b = b as usize;
+        dict.decode_block(b, &mut bytes, &mut ends)?;
+        let mut start = 0;
+        for (i, &end) in ends.iter().enumerate() {
+            if pattern.matches(&bytes[start..end]) {
+                out.push(dict.value_of_str(b * strata_format::layout::STRINGS_PER_BLOCK + i)?);
+            }
+            start = end;
+        }
+    }
+    Ok(out)
 }
 
 /// TRUE (not FALSE, not NULL) per row of a boolean vector.

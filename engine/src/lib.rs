@@ -19,9 +19,11 @@ pub mod explain;
 pub mod expr;
 pub mod filter;
 pub mod group;
+pub mod like;
 pub mod merge;
 pub mod order;
 pub mod result;
+pub mod strfn;
 pub mod value;
 
 use std::path::{Path, PathBuf};

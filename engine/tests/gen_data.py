@@ -23,9 +23,30 @@ SCHEMA = [
     ("s", "VARCHAR", True),
     ("s2", "VARCHAR", False),
     ("flag", "BOOLEAN", False),
+    ("url", "VARCHAR", True),
 ]
 
 WORDS = ["", "alpha", "beta", "gamma", "delta", " lead", "Zeta", "ёлка", "x y", "google.com", "www.google.ru", "beta2"]
+
+# The url column has its own generator so that the other columns stay as
+# they were. Newlines are written as the two characters \\n (both loaders
+# decode them).
+rng2 = random.Random(77)
+SCHEMES = ["http://", "https://", "https://www.", "http://www.", "ftp://", ""]
+HOSTS = ["google.com", "Google.ru", "mail.google.com", "yandex.ru", "GOOGLE.de", "ёлка.рф",
+         "example.org", "news.Example.org", "x.ru", "wiki.org", "googles.net", "Ünïcödé.de"]
+PATHS = ["/", "/search?q=1", "/a_b%c", "/100%25", "/Ёжик/в/тумане", "/path/to/page.html",
+         "", "/line\\nbreak", "/" + "z" * 300, "/q?x=a_b", "/.google./", "/ end "]
+
+def url():
+    r = rng2.random()
+    if r < 0.05:
+        return None
+    if r < 0.12:
+        return ""
+    if r < 0.15:
+        return rng2.choice(["   padded   ", "plain text", "UPPER lower", "\\nlead newline", "ÄÖÜ äöü ß"])
+    return rng2.choice(SCHEMES) + rng2.choice(HOSTS) + rng2.choice(PATHS)
 
 def row(i):
     a = None if rng.random() < 0.1 else rng.randint(-5, 20)
@@ -38,7 +59,7 @@ def row(i):
     s = None if rng.random() < 0.07 else rng.choice(WORDS)
     s2 = "k%03d" % rng.randint(0, 400)
     flag = rng.random() < 0.3
-    return [i, a, b, big, u8, f, d, ts, s, s2, flag]
+    return [i, a, b, big, u8, f, d, ts, s, s2, flag, url()]
 
 def fmt(v):
     if v is None:

@@ -31,7 +31,11 @@ def connect():
         f"CREATE TABLE t AS SELECT * FROM read_csv('{path}', delim='\t', header=false, "
         f"nullstr='\\N', quote='', escape='', columns={spec}, allow_quoted_nulls=false)"
     )
-    # Empty fields are empty strings, not NULLs.
+    # Empty fields are empty strings, not NULLs; the two characters \n
+    # stand for a newline.
+    for n, t in cols:
+        if t == "VARCHAR":
+            con.execute(f"UPDATE t SET {n} = replace({n}, '\\n', chr(10))")
     return con
 
 
@@ -49,7 +53,7 @@ def fmt(v):
     s = str(v)
     if s == "":
         return "(empty)"
-    return s
+    return s.replace("\n", "\\n")
 
 
 def main():

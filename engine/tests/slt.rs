@@ -107,7 +107,7 @@ fn load(dir: &Path, block_rows: usize) -> Table {
                 if v == "\\N" {
                     cols[c].push_null();
                 } else if f.data_type == DataType::String {
-                    cols[c].push_str(v.as_bytes()).unwrap();
+                    cols[c].push_str(v.replace("\\n", "\n").as_bytes()).unwrap();
                 } else {
                     cols[c].push_key(key_of(f.data_type, v)).unwrap();
                 }
@@ -157,7 +157,7 @@ fn fmt_value(ty: LType, v: &Value) -> String {
         (_, Value::Null) => "NULL".into(),
         (_, Value::Float(f)) => fmt_g(*f),
         (_, Value::Str(s)) if s.is_empty() => "(empty)".into(),
-        _ => strata_engine::value::format_value(ty, v),
+        _ => strata_engine::value::format_value(ty, v).replace('\n', "\\n"),
     }
 }
 
