@@ -207,15 +207,19 @@ fn encode_row_sections(
     let mut counts = Vec::with_capacity(distinct * count_width as usize);
     let mut index = Vec::with_capacity(distinct.div_ceil(ROW_INDEX_STRIDE) * 4);
     let mut lists = Vec::with_capacity(grouped.rows.len() + 16);
+    let mut base = 0;
     for (i, w) in grouped.starts.windows(2).enumerate() {
         if i % ROW_INDEX_STRIDE == 0 {
             index.extend_from_slice(&(lists.len() as u32).to_le_bytes());
+            base = 0;
         }
         packed::put(&mut counts, u64::from(w[1] - w[0]), count_width);
-        rowlist::encode(&grouped.rows[w[0] as usize..w[1] as usize], &mut lists);
+        let rows = &grouped.rows[w[0] as usize..w[1] as usize];
+        rowlist::encode(rows, base, &mut lists);
+        base = rows.first().copied().unwrap_or(base);
     }
     let mut nulls = Vec::new();
-    rowlist::encode(null_rows, &mut nulls);
+    rowlist::encode(null_rows, 0, &mut nulls);
     chunk.distinct = U32::new(distinct as u32);
     chunk.null_count = U32::new(null_rows.len() as u32);
     chunk.count_width = count_width;

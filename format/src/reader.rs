@@ -422,7 +422,7 @@ impl ColumnChunk {
         let bytes = self.section(Section::NullRows)?;
         let mut runs = Vec::new();
         let mut pos = 0;
-        rowlist::decode_runs(&bytes, &mut pos, self.null_count(), self.rows, |s, l| {
+        rowlist::decode_runs(&bytes, &mut pos, self.null_count(), self.rows, 0, |s, l| {
             runs.push((s, l))
         })
         .map_err(|e| self.corrupt(Section::NullRows, e.to_string()))?;
@@ -564,13 +564,28 @@ impl RowLists<'_> {
     /// order.
     pub fn for_each(&self, mut f: impl FnMut(usize, u32, u32)) -> Result<()> {
         let counts = self.counts.view();
+        let index = self.index.view();
         let mut pos = 0;
+        let mut base = 0;
         for v in 0..counts.len() {
-            rowlist::decode_runs(
+            if v % ROW_INDEX_STRIDE == 0 {
+                if index.get(v / ROW_INDEX_STRIDE) != pos as u64 {
+                    return Err(self.chunk.corrupt(
+                        Section::RowIndex,
+                        format!(
+                            "entry {} disagrees with the row lists",
+                            v / ROW_INDEX_STRIDE
+                        ),
+                    ));
+                }
+                base = 0;
+            }
+            base = rowlist::decode_runs(
                 &self.rows,
                 &mut pos,
                 counts.get(v) as u32,
                 self.chunk.rows,
+                base,
                 |s, l| f(v, s, l),
             )
             .map_err(|e| self.chunk.corrupt(Section::Rows, format!("value {v}: {e}")))?;
@@ -593,16 +608,25 @@ impl RowLists<'_> {
         }
         let group = values.start / ROW_INDEX_STRIDE;
         let mut pos = self.index.view().get(group) as usize;
+        let mut base = 0;
         for v in group * ROW_INDEX_STRIDE..values.end {
+            if v % ROW_INDEX_STRIDE == 0 {
+                base = 0;
+            }
             let count = counts.get(v) as u32;
             let res = if v < values.start {
-                rowlist::skip(&self.rows, &mut pos, count, self.chunk.rows)
+                rowlist::skip(&self.rows, &mut pos, count, self.chunk.rows, base)
             } else {
-                rowlist::decode_runs(&self.rows, &mut pos, count, self.chunk.rows, |s, l| {
-                    f(v, s, l)
-                })
+                rowlist::decode_runs(
+                    &self.rows,
+                    &mut pos,
+                    count,
+                    self.chunk.rows,
+                    base,
+                    |s, l| f(v, s, l),
+                )
             };
-            res.map_err(|e| self.chunk.corrupt(Section::Rows, format!("value {v}: {e}")))?;
+            base = res.map_err(|e| self.chunk.corrupt(Section::Rows, format!("value {v}: {e}")))?;
         }
         Ok(())
     }

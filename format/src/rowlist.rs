@@ -3,14 +3,30 @@
 //!
 //! A list is a sequence of runs `[start, start + len)`. Each run is written as
 //! `varint(gap << 1 | (len > 1))`, followed by `varint(len - 2)` when
-//! `len > 1`, where `gap` is `start` minus the end of the previous run (0 for
-//! the first run). The number of rows in the list is known from the value's
-//! count, so a list has no terminator.
+//! `len > 1`. For every run but the first, `gap` is `start` minus the end of
+//! the previous run. For the first run, `gap` is `zigzag(start - base)`, where
+//! `base` is the first row of the previous list in the same group of 64 lists
+//! (0 for the first list of a group): in clustered data consecutive values
+//! start at nearby rows, so the first run costs one byte instead of three.
+//! The number of rows in the list is known from the value's count, so a list
+//! has no terminator.
 
 use crate::varint;
 
-/// Appends the row list for `rows` (strictly ascending) to `out`.
-pub fn encode(rows: &[u32], out: &mut Vec<u8>) {
+/// Zigzag coding: small magnitudes of either sign become small numbers.
+#[inline]
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+#[inline]
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Appends the row list for `rows` (strictly ascending) to `out`; `base` is
+/// the first row of the previous list of its group (0 for the first).
+pub fn encode(rows: &[u32], base: u32, out: &mut Vec<u8>) {
     let mut prev_end: u32 = 0;
     let mut i = 0;
     while i < rows.len() {
@@ -19,7 +35,11 @@ pub fn encode(rows: &[u32], out: &mut Vec<u8>) {
         while i + len < rows.len() && rows[i + len] == start + len as u32 {
             len += 1;
         }
-        let gap = u64::from(start - prev_end);
+        let gap = if i == 0 {
+            zigzag(i64::from(start) - i64::from(base))
+        } else {
+            u64::from(start - prev_end)
+        };
         if len == 1 {
             varint::put(out, gap << 1);
         } else {
@@ -51,17 +71,20 @@ impl std::fmt::Display for RowListError {
 
 /// Decodes one list of exactly `count` rows starting at `*pos`, calling
 /// `run(start, len)` for each run; rows are validated to be `< block_rows`.
-/// Advances `*pos` past the list.
+/// `base` is as for [`encode`]. Advances `*pos` past the list and returns its
+/// first row (the next list's base), or `base` for an empty list.
 #[inline]
 pub fn decode_runs(
     bytes: &[u8],
     pos: &mut usize,
     count: u32,
     block_rows: u32,
+    base: u32,
     mut run: impl FnMut(u32, u32),
-) -> Result<(), RowListError> {
+) -> Result<u32, RowListError> {
     let mut left = u64::from(count);
     let mut prev_end: u64 = 0;
+    let mut first = None;
     while left > 0 {
         let head = varint::get(bytes, pos).ok_or(RowListError::Truncated)?;
         let len = if head & 1 == 1 {
@@ -72,28 +95,36 @@ pub fn decode_runs(
         } else {
             1
         };
-        let start = prev_end
-            .checked_add(head >> 1)
-            .ok_or(RowListError::OutOfRange)?;
+        let start = if first.is_none() {
+            let s = i64::from(base) + unzigzag(head >> 1);
+            u64::try_from(s).map_err(|_| RowListError::OutOfRange)?
+        } else {
+            prev_end
+                .checked_add(head >> 1)
+                .ok_or(RowListError::OutOfRange)?
+        };
         let end = start.checked_add(len).ok_or(RowListError::OutOfRange)?;
         if end > u64::from(block_rows) || len > left {
             return Err(RowListError::OutOfRange);
         }
         run(start as u32, len as u32);
+        first.get_or_insert(start as u32);
         left -= len;
         prev_end = end;
     }
-    Ok(())
+    Ok(first.unwrap_or(base))
 }
 
-/// Skips one list of `count` rows starting at `*pos` (validating it).
+/// Skips one list of `count` rows starting at `*pos` (validating it);
+/// returns its first row as [`decode_runs`] does.
 pub fn skip(
     bytes: &[u8],
     pos: &mut usize,
     count: u32,
     block_rows: u32,
-) -> Result<(), RowListError> {
-    decode_runs(bytes, pos, count, block_rows, |_, _| {})
+    base: u32,
+) -> Result<u32, RowListError> {
+    decode_runs(bytes, pos, count, block_rows, base, |_, _| {})
 }
 
 #[cfg(test)]
@@ -101,15 +132,24 @@ mod tests {
     use super::*;
 
     fn round_trip(rows: &[u32], block_rows: u32) -> Vec<u32> {
-        let mut buf = Vec::new();
-        encode(rows, &mut buf);
         let mut out = Vec::new();
-        let mut pos = 0;
-        decode_runs(&buf, &mut pos, rows.len() as u32, block_rows, |s, l| {
-            out.extend(s..s + l)
-        })
-        .unwrap();
-        assert_eq!(pos, buf.len());
+        for base in [0, 7, block_rows - 1] {
+            let mut buf = Vec::new();
+            encode(rows, base, &mut buf);
+            out.clear();
+            let mut pos = 0;
+            let first = decode_runs(
+                &buf,
+                &mut pos,
+                rows.len() as u32,
+                block_rows,
+                base,
+                |s, l| out.extend(s..s + l),
+            )
+            .unwrap();
+            assert_eq!(first, rows.first().copied().unwrap_or(base));
+            assert_eq!(pos, buf.len());
+        }
         out
     }
 
@@ -130,32 +170,46 @@ mod tests {
     }
 
     #[test]
+    fn clustered_first_rows_cost_one_byte() {
+        // Value v occupies rows 3v..3v+3: each list's first run is 3 rows
+        // after the previous list's.
+        let mut buf = Vec::new();
+        let mut base = 0;
+        for v in 0..64u32 {
+            let rows: Vec<u32> = (3 * v..3 * v + 3).collect();
+            encode(&rows, base, &mut buf);
+            base = rows[0];
+        }
+        assert_eq!(buf.len(), 64 * 2);
+    }
+
+    #[test]
     fn runs_are_compact() {
         let mut buf = Vec::new();
-        encode(&(0..(1 << 19)).collect::<Vec<_>>(), &mut buf);
+        encode(&(0..(1 << 19)).collect::<Vec<_>>(), 0, &mut buf);
         assert!(buf.len() <= 4, "{}", buf.len());
     }
 
     #[test]
     fn corrupt_lists_are_errors() {
         let mut buf = Vec::new();
-        encode(&[10, 11, 12], &mut buf);
+        encode(&[10, 11, 12], 0, &mut buf);
         let mut pos = 0;
         // Claims more rows than are coded.
         assert_eq!(
-            decode_runs(&buf, &mut pos, 4, 100, |_, _| {}),
+            decode_runs(&buf, &mut pos, 4, 100, 0, |_, _| {}),
             Err(RowListError::Truncated)
         );
         // Rows beyond the block.
         let mut pos = 0;
         assert_eq!(
-            decode_runs(&buf, &mut pos, 3, 12, |_, _| {}),
+            decode_runs(&buf, &mut pos, 3, 12, 0, |_, _| {}),
             Err(RowListError::OutOfRange)
         );
         // A run longer than the count.
         let mut pos = 0;
         assert_eq!(
-            decode_runs(&buf, &mut pos, 2, 100, |_, _| {}),
+            decode_runs(&buf, &mut pos, 2, 100, 0, |_, _| {}),
             Err(RowListError::OutOfRange)
         );
     }
