@@ -1,6 +1,8 @@
 //! `strata-bench`: data generators and benchmark runners.
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
+
+mod gen;
 
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -8,9 +10,31 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// strata benchmarks and data generators.
 #[derive(Parser)]
 #[command(version, about)]
-struct Cli {}
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate benchmark data sets.
+    Gen {
+        #[command(subcommand)]
+        dataset: Dataset,
+    },
+}
+
+#[derive(Subcommand)]
+enum Dataset {
+    /// A synthetic ClickBench `hits` table (105 columns), deterministic per seed.
+    Hits(gen::HitsArgs),
+}
 
 fn main() -> anyhow::Result<()> {
-    let _cli = Cli::parse();
-    Ok(())
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Gen {
+            dataset: Dataset::Hits(args),
+        } => gen::run_hits(&args),
+    }
 }
