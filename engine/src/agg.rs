@@ -23,6 +23,13 @@ pub enum StateKind {
     Max,
     /// `[distinct count]`, filled when the distinct values are collapsed.
     CountDistinct,
+    /// `[count, key, id]`: smallest string. Within a block `key` is the
+    /// string's rank in the block; once the block's groups are built it is
+    /// the string's first 8 bytes (big-endian) and `id` its place in the
+    /// layout's [`StrArena`].
+    MinStr,
+    /// `[count, key, id]`: largest string, as [`StateKind::MinStr`].
+    MaxStr,
 }
 
 impl StateKind {
@@ -31,7 +38,7 @@ impl StateKind {
         match self {
             StateKind::CountStar => 0,
             StateKind::Count | StateKind::CountDistinct => 1,
-            StateKind::SumInt => 3,
+            StateKind::SumInt | StateKind::MinStr | StateKind::MaxStr => 3,
             StateKind::SumFloat | StateKind::Min | StateKind::Max => 2,
         }
     }
@@ -58,6 +65,112 @@ pub struct StateLayout {
     pub witnesses: Vec<usize>,
     /// Total words.
     pub words: usize,
+    /// The strings of string MIN/MAX states.
+    pub arena: StrArena,
+}
+
+/// The strings held by string MIN/MAX states of one query, shared by all
+/// blocks and merges (append only).
+#[derive(Clone, Default)]
+pub struct StrArena(std::sync::Arc<std::sync::RwLock<Vec<Box<[u8]>>>>);
+
+impl std::fmt::Debug for StrArena {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StrArena")
+    }
+}
+
+impl PartialEq for StrArena {
+    fn eq(&self, _: &StrArena) -> bool {
+        true
+    }
+}
+
+impl StrArena {
+    /// Stores `bytes`, returning their id.
+    pub fn intern(&self, bytes: &[u8]) -> u64 {
+        match self.0.write() {
+            Ok(mut v) => {
+                v.push(bytes.into());
+                (v.len() - 1) as u64
+            }
+            Err(_) => u64::MAX,
+        }
+    }
+
+    /// The string with id `id` (empty if unknown).
+    pub fn get(&self, id: u64) -> Vec<u8> {
+        self.0
+            .read()
+            .ok()
+            .and_then(|v| v.get(id as usize).map(|b| b.to_vec()))
+            .unwrap_or_default()
+    }
+
+    /// Compares strings by `(prefix, id)` references.
+    fn cmp(&self, a: (u64, u64), b: (u64, u64)) -> std::cmp::Ordering {
+        a.0.cmp(&b.0).then_with(|| {
+            if a.1 == b.1 {
+                return std::cmp::Ordering::Equal;
+            }
+            match self.0.read() {
+                Ok(v) => {
+                    let x = v.get(a.1 as usize).map(|b| &b[..]);
+                    let y = v.get(b.1 as usize).map(|b| &b[..]);
+                    x.cmp(&y)
+                }
+                Err(_) => std::cmp::Ordering::Equal,
+            }
+        })
+    }
+}
+
+impl StrArena {
+    /// Stores all of `strs`, returning their ids.
+    pub fn intern_all(&self, strs: &[Vec<u8>]) -> Vec<u64> {
+        match self.0.write() {
+            Ok(mut v) => strs
+                .iter()
+                .map(|s| {
+                    v.push(s.as_slice().into());
+                    (v.len() - 1) as u64
+                })
+                .collect(),
+            Err(_) => vec![u64::MAX; strs.len()],
+        }
+    }
+}
+
+/// The byte-order ranks of a vector of strings (as [`ArgValues::Key`]) and
+/// its sorted distinct strings, which the ranks index.
+pub fn str_ranks(v: &Vector) -> (ArgValues, Vec<Vec<u8>>) {
+    let valid: Vec<bool> = (0..v.len()).map(|i| !v.is_null(i)).collect();
+    let Data::Str(d) = &v.data else {
+        return (
+            ArgValues::Key(vec![0; v.len()], vec![false; v.len()]),
+            Vec::new(),
+        );
+    };
+    let mut idx: Vec<usize> = (0..d.len()).filter(|&i| valid[i]).collect();
+    idx.sort_unstable_by(|&a, &b| d[a].cmp(&d[b]));
+    let mut ranks = vec![0u64; d.len()];
+    let mut sorted: Vec<Vec<u8>> = Vec::new();
+    for i in idx {
+        if sorted.last() != Some(&d[i]) {
+            sorted.push(d[i].clone());
+        }
+        ranks[i] = (sorted.len() - 1) as u64;
+    }
+    (ArgValues::Key(ranks, valid), sorted)
+}
+
+/// The first 8 bytes of `s`, big-endian and zero-padded: comparing them
+/// orders strings unless they are equal.
+pub fn str_prefix(s: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = s.len().min(8);
+    b[..n].copy_from_slice(&s[..n]);
+    u64::from_be_bytes(b)
 }
 
 impl StateLayout {
@@ -77,10 +190,16 @@ impl StateLayout {
                     Phys::Str => return unsupported("SUM/AVG of strings"),
                 },
                 AggFunc::Min | AggFunc::Max => {
-                    if matches!(aty.phys(), Phys::Str | Phys::I128) {
+                    if aty.phys() == Phys::I128 {
                         return unsupported(format!("MIN/MAX of {aty}"));
                     }
-                    if a.func == AggFunc::Min {
+                    if aty.phys() == Phys::Str {
+                        if a.func == AggFunc::Min {
+                            StateKind::MinStr
+                        } else {
+                            StateKind::MaxStr
+                        }
+                    } else if a.func == AggFunc::Min {
                         StateKind::Min
                     } else {
                         StateKind::Max
@@ -99,6 +218,7 @@ impl StateLayout {
             slots,
             words: off + witnesses_len(witness_offs.len()),
             witnesses: witness_offs,
+            arena: StrArena::default(),
         })
     }
 
@@ -106,7 +226,7 @@ impl StateLayout {
     pub fn init(&self, out: &mut [u64]) {
         out.fill(0);
         for s in &self.slots {
-            if s.kind == StateKind::Min {
+            if matches!(s.kind, StateKind::Min | StateKind::MinStr) {
                 out[s.off + 1] = u64::MAX;
             }
         }
@@ -139,6 +259,23 @@ impl StateLayout {
                 StateKind::Max => {
                     if b[o] > 0 && (a[o] == 0 || b[o + 1] > a[o + 1]) {
                         a[o + 1] = b[o + 1];
+                    }
+                    a[o] += b[o];
+                }
+                StateKind::MinStr | StateKind::MaxStr => {
+                    if b[o] > 0 {
+                        let better = a[o] == 0 || {
+                            let ord = self.arena.cmp((b[o + 1], b[o + 2]), (a[o + 1], a[o + 2]));
+                            if s.kind == StateKind::MinStr {
+                                ord.is_lt()
+                            } else {
+                                ord.is_gt()
+                            }
+                        };
+                        if better {
+                            a[o + 1] = b[o + 1];
+                            a[o + 2] = b[o + 2];
+                        }
                     }
                     a[o] += b[o];
                 }
@@ -181,6 +318,7 @@ impl StateLayout {
                 StateKind::Min | StateKind::Max => {
                     crate::value::value_of_key(ty, u128::from(r[o + 1]))
                 }
+                StateKind::MinStr | StateKind::MaxStr => Value::Str(self.arena.get(r[o + 2])),
             };
             out.push(&v);
         }
@@ -243,6 +381,7 @@ impl ArgValues {
                 },
                 valid,
             ),
+            StateKind::MinStr | StateKind::MaxStr => str_ranks(v).0,
             StateKind::Min | StateKind::Max => ArgValues::Key(
                 (0..v.len())
                     .map(|i| v.key(i).map_or(0, |k| k as u64))
@@ -280,7 +419,7 @@ impl ArgValues {
                 if valid[i] && n > 0 {
                     let k = keys[i];
                     let better = s[o] == 0
-                        || if kind == StateKind::Min {
+                        || if matches!(kind, StateKind::Min | StateKind::MinStr) {
                             k < s[o + 1]
                         } else {
                             k > s[o + 1]

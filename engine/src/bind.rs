@@ -7,6 +7,7 @@ use strata_format::Schema;
 
 use crate::error::{closest, internal, invalid, unsupported, EngineError, Result};
 use crate::expr::{cast_value, eval, ArithOp, CmpOp, Columns, DatePart, ExprKind, TExpr};
+use crate::scalar::Func;
 use crate::strfn::StrFn;
 use crate::value::{LType, Phys, Value};
 
@@ -454,7 +455,9 @@ fn for_each_child_mut(e: &mut TExpr, f: &mut dyn FnMut(&mut TExpr)) {
             f(a);
             f(b);
         }
-        ExprKind::And(v) | ExprKind::Or(v) | ExprKind::Str(_, v) => v.iter_mut().for_each(f),
+        ExprKind::And(v) | ExprKind::Or(v) | ExprKind::Str(_, v) | ExprKind::Func(_, v) => {
+            v.iter_mut().for_each(f)
+        }
         ExprKind::Case(w, el) => {
             for (a, b) in w {
                 f(a);
@@ -747,6 +750,17 @@ impl Binder<'_> {
                 }
             }
             SqlExpr::BinaryOp { left, op, right } => {
+                use sql::BinaryOperator as B;
+                match (&**left, op, &**right) {
+                    (x, B::Plus | B::Minus, SqlExpr::Interval(i)) => {
+                        let sign = if matches!(op, B::Minus) { -1 } else { 1 };
+                        return add_interval(self.expr(x, aggs)?, &i.to_string(), sign);
+                    }
+                    (SqlExpr::Interval(i), B::Plus, x) => {
+                        return add_interval(self.expr(x, aggs)?, &i.to_string(), 1);
+                    }
+                    _ => {}
+                }
                 let (l, r) = (self.expr(left, aggs)?, self.expr(right, aggs)?);
                 self.binary(op, l, r)
             }
@@ -843,10 +857,7 @@ impl Binder<'_> {
                 if !matches!(x.ty, LType::Date | LType::Timestamp) {
                     return invalid(format!("EXTRACT needs a DATE or TIMESTAMP, not {}", x.ty));
                 }
-                Ok(TExpr {
-                    kind: ExprKind::Extract(part, Box::new(x)),
-                    ty: LType::Int64,
-                })
+                Ok(extract_expr(part, x))
             }
             SqlExpr::Case {
                 operand,
@@ -1201,18 +1212,9 @@ impl Binder<'_> {
                         x.ty
                     ));
                 }
-                let ty = match (x.ty, part) {
-                    (LType::Date, DatePart::Year | DatePart::Month | DatePart::Day) => LType::Date,
-                    _ => LType::Timestamp,
-                };
-                let x = cast_to(
-                    x.clone(),
-                    if ty == LType::Date {
-                        LType::Date
-                    } else {
-                        LType::Timestamp
-                    },
-                )?;
+                // DuckDB truncates dates to TIMESTAMPs too.
+                let ty = LType::Timestamp;
+                let x = cast_to(x.clone(), ty)?;
                 Ok(TExpr {
                     kind: ExprKind::DateTrunc(part, Box::new(x)),
                     ty,
@@ -1264,14 +1266,46 @@ impl Binder<'_> {
                 kind: ExprKind::StrLen(Box::new(x.clone())),
                 ty: LType::Int64,
             }),
-            ("year" | "month" | "day" | "hour" | "minute" | "second", [x])
+            (
+                "year" | "month" | "day" | "hour" | "minute" | "second" | "dayofweek" | "dayofyear"
+                | "dayofmonth" | "quarter" | "week" | "weekofyear" | "isodow" | "isoyear" | "epoch",
+                [x],
+            ) if matches!(x.ty, LType::Date | LType::Timestamp) => {
+                Ok(extract_expr(date_part(&name)?, x.clone()))
+            }
+            ("date_part" | "datepart", [p, x])
                 if matches!(x.ty, LType::Date | LType::Timestamp) =>
             {
+                let Some(Value::Str(p)) = p.as_lit() else {
+                    return unsupported("DATE_PART with a non-constant part");
+                };
+                Ok(extract_expr(
+                    date_part(&String::from_utf8_lossy(p))?,
+                    x.clone(),
+                ))
+            }
+            ("strftime", [x, f]) if matches!(x.ty, LType::Date | LType::Timestamp) => {
+                let Some(Value::Str(f)) = f.as_lit() else {
+                    return unsupported("strftime with a non-constant format");
+                };
+                let items = crate::scalar::parse_format(&String::from_utf8_lossy(f))?;
                 Ok(TExpr {
-                    kind: ExprKind::Extract(date_part(&name)?, Box::new(x.clone())),
-                    ty: LType::Int64,
+                    kind: ExprKind::Func(
+                        Box::new(Func::Strftime(items)),
+                        vec![cast_to(x.clone(), LType::Timestamp)?],
+                    ),
+                    ty: LType::Varchar,
                 })
             }
+            ("coalesce" | "greatest" | "least", args) if !args.is_empty() => {
+                let f = match name.as_str() {
+                    "coalesce" => Func::Coalesce,
+                    "greatest" => Func::Greatest,
+                    _ => Func::Least,
+                };
+                func_common(f, args.to_vec())
+            }
+            ("nullif", [a, b]) => func_common(Func::NullIf, vec![a.clone(), b.clone()]),
             _ => unsupported(format!(
                 "function {name}({})",
                 bound
@@ -1282,6 +1316,54 @@ impl Binder<'_> {
             )),
         }
     }
+}
+
+/// An `EXTRACT`: DOUBLE for the epoch (as DuckDB), else BIGINT.
+fn extract_expr(part: DatePart, x: TExpr) -> TExpr {
+    TExpr {
+        kind: ExprKind::Extract(part, Box::new(x)),
+        ty: if part == DatePart::Epoch {
+            LType::Double
+        } else {
+            LType::Int64
+        },
+    }
+}
+
+/// A call whose arguments are cast to their common type, which it returns
+/// (`nullif` returns the first argument's value).
+fn func_common(f: Func, args: Vec<TExpr>) -> Result<TExpr> {
+    let mut ty = LType::Null;
+    for a in &args {
+        let probe = TExpr::lit(Value::Null, ty);
+        ty = common_type(&probe, a)?;
+    }
+    let mut out = Vec::new();
+    for a in args {
+        out.push(cast_to(a, ty)?);
+    }
+    Ok(TExpr {
+        kind: ExprKind::Func(Box::new(f), out),
+        ty,
+    })
+}
+
+/// A DATE or TIMESTAMP plus (`sign` 1) or minus (-1) an interval literal.
+fn add_interval(x: TExpr, interval: &str, sign: i64) -> Result<TExpr> {
+    if !matches!(x.ty, LType::Date | LType::Timestamp) {
+        return unsupported(format!("{} plus an INTERVAL", x.ty));
+    }
+    let (months, secs) = crate::scalar::parse_interval(interval)?;
+    Ok(TExpr {
+        kind: ExprKind::Func(
+            Box::new(Func::AddInterval {
+                months: months * sign,
+                secs: secs * sign,
+            }),
+            vec![cast_to(x, LType::Timestamp)?],
+        ),
+        ty: LType::Timestamp,
+    })
 }
 
 /// A string function call: string arguments cast to VARCHAR (concat
@@ -1391,6 +1473,10 @@ fn date_part(s: &str) -> Result<DatePart> {
         "dow" | "dayofweek" => DatePart::Dow,
         "doy" | "dayofyear" => DatePart::Doy,
         "epoch" => DatePart::Epoch,
+        "quarter" | "quarters" => DatePart::Quarter,
+        "week" | "weeks" | "w" | "weekofyear" => DatePart::Week,
+        "isodow" => DatePart::IsoDow,
+        "isoyear" => DatePart::IsoYear,
         other => return unsupported(format!("date part {other:?}")),
     })
 }

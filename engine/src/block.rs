@@ -332,6 +332,28 @@ impl<'t> BlockCtx<'t> {
         Ok(out)
     }
 
+    /// The strings at the given ascending string (byte order) positions of
+    /// string column `col`, decoding only the string blocks needed.
+    pub fn strings_at(&self, col: usize, positions: &[u64]) -> Result<Vec<Vec<u8>>> {
+        let chunk = self.chunk(col)?;
+        let dict = chunk.dictionary()?;
+        let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+        let mut loaded = usize::MAX;
+        let mut out = Vec::with_capacity(positions.len());
+        for &p in positions {
+            let p = p as usize;
+            let b = p / 128;
+            if b != loaded {
+                dict.decode_block(b, &mut bytes, &mut ends)?;
+                loaded = b;
+            }
+            let i = p % 128;
+            let start = if i == 0 { 0 } else { ends[i - 1] };
+            out.push(bytes[start..ends[i]].to_vec());
+        }
+        Ok(out)
+    }
+
     /// Per distinct value, the number of selected rows holding it; and the
     /// number of selected NULL rows.
     pub fn filtered_counts(&self, col: usize, sel: &Sel) -> Result<(Vec<u32>, u32)> {

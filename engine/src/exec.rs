@@ -215,6 +215,11 @@ enum Slot {
         col: usize,
         witnesses: Vec<Option<u64>>,
     },
+    /// A string-valued expression, recomputed at its witness rows.
+    ExprStrings {
+        expr: TExpr,
+        witnesses: Vec<Option<u64>>,
+    },
 }
 
 struct SlotInputs<'a>(&'a [Vector]);
@@ -258,6 +263,44 @@ fn fetch_strings(table: &Table, col: usize, witnesses: &[Option<u64>]) -> Result
     let mut v = Vector::empty(LType::Varchar, out.len());
     for s in out {
         v.push(&s.map_or(Value::Null, Value::Str));
+    }
+    Ok(v)
+}
+
+/// The values of `expr` at the (block, row) `witnesses` (NULL where none).
+fn fetch_expr_strings(table: &Table, expr: &TExpr, witnesses: &[Option<u64>]) -> Result<Vector> {
+    let mut by_block: std::collections::BTreeMap<usize, Vec<(usize, u32)>> = Default::default();
+    for (i, w) in witnesses.iter().enumerate() {
+        if let Some(w) = w {
+            by_block
+                .entry((w >> 32) as usize)
+                .or_default()
+                .push((i, *w as u32));
+        }
+    }
+    let fetched: Vec<(Vec<usize>, Vector)> = by_block
+        .into_par_iter()
+        .map(|(b, items)| {
+            let ctx = BlockCtx::new(table, b);
+            let rows: Vec<u32> = items.iter().map(|x| x.1).collect();
+            let mut loaded = Vec::new();
+            for c in expr.columns() {
+                loaded.push((c, ctx.column_at(c, &rows)?));
+            }
+            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+            let v = eval(expr, rows.len(), &inputs)?.into_owned();
+            Ok((items.iter().map(|x| x.0).collect(), v))
+        })
+        .collect::<Result<_>>()?;
+    let mut out: Vec<Value> = vec![Value::Null; witnesses.len()];
+    for (idx, v) in fetched {
+        for (j, i) in idx.into_iter().enumerate() {
+            out[i] = v.get(j);
+        }
+    }
+    let mut v = Vector::empty(expr.ty, out.len());
+    for x in &out {
+        v.push(x);
     }
     Ok(v)
 }
@@ -336,6 +379,17 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
                         .collect(),
                 });
             }
+            _ if p.expr.ty == LType::Varchar => {
+                let w = p.witness.unwrap_or(0);
+                part_slots.push(Slot::ExprStrings {
+                    expr: p.expr.clone(),
+                    witnesses: rows
+                        .iter()
+                        .zip(&nulls)
+                        .map(|(r, &nl)| (!nl).then(|| r[kb + w]))
+                        .collect(),
+                });
+            }
             _ => {
                 let mut v = Vector::empty(p.expr.ty, n);
                 for (r, &nl) in rows.iter().zip(&nulls) {
@@ -389,6 +443,10 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
                     Slot::Strings { col, witnesses } => {
                         let w: Vec<Option<u64>> = idx.iter().map(|&i| witnesses[i]).collect();
                         fetch_strings(table, *col, &w)?
+                    }
+                    Slot::ExprStrings { expr, witnesses } => {
+                        let w: Vec<Option<u64>> = idx.iter().map(|&i| witnesses[i]).collect();
+                        fetch_expr_strings(table, expr, &w)?
                     }
                 });
             }
@@ -465,13 +523,37 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
     Ok(QueryResult { columns })
 }
 
-/// A block's candidate rows: order keys and output columns.
+/// A block's candidate rows: their numbers, order keys and output columns
+/// (empty when not materialised).
 struct RowsOut {
+    rows: Vec<u32>,
     order: Vec<Vector>,
     cols: Vec<Vector>,
 }
 
-fn rows_of_block(plan: &Plan, table: &Table, b: usize, keep: Option<usize>) -> Result<RowsOut> {
+/// Evaluates `exprs` at `rows` of block `ctx`.
+fn exprs_at(ctx: &BlockCtx, rows: &[u32], exprs: &[&TExpr]) -> Result<Vec<Vector>> {
+    let mut cols: Vec<usize> = exprs.iter().flat_map(|e| e.columns()).collect();
+    cols.sort_unstable();
+    cols.dedup();
+    let mut loaded = Vec::new();
+    for c in cols {
+        loaded.push((c, ctx.column_at(c, rows)?));
+    }
+    let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+    exprs
+        .iter()
+        .map(|e| Ok(eval(e, rows.len(), &inputs)?.into_owned()))
+        .collect()
+}
+
+fn rows_of_block(
+    plan: &Plan,
+    table: &Table,
+    b: usize,
+    keep: Option<usize>,
+    materialize: bool,
+) -> Result<RowsOut> {
     let q = &plan.query;
     let ctx = BlockCtx::new(table, b);
     let sel = select(&plan.pred, &ctx)?;
@@ -479,26 +561,14 @@ fn rows_of_block(plan: &Plan, table: &Table, b: usize, keep: Option<usize>) -> R
     if sel == Sel::Empty {
         rows.clear();
     }
-    let load = |rows: &[u32], exprs: &[&TExpr]| -> Result<Vec<Vector>> {
-        let mut cols: Vec<usize> = exprs.iter().flat_map(|e| e.columns()).collect();
-        cols.sort_unstable();
-        cols.dedup();
-        let mut loaded = Vec::new();
-        for c in cols {
-            loaded.push((c, ctx.column_at(c, rows)?));
-        }
-        let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-        exprs
-            .iter()
-            .map(|e| Ok(eval(e, rows.len(), &inputs)?.into_owned()))
-            .collect()
-    };
+    let load = |rows: &[u32], exprs: &[&TExpr]| exprs_at(&ctx, rows, exprs);
+    let order_exprs: Vec<&TExpr> = q.order.iter().map(|o| &o.expr).collect();
+    let mut order = None;
     if q.order.is_empty() {
         if let Some(k) = keep {
             rows.truncate(k);
         }
     } else if keep.is_some_and(|k| k < rows.len()) {
-        let order_exprs: Vec<&TExpr> = q.order.iter().map(|o| &o.expr).collect();
         let ovals = load(&rows, &order_exprs)?;
         let keys: Vec<SortKey> = q
             .order
@@ -512,18 +582,115 @@ fn rows_of_block(plan: &Plan, table: &Table, b: usize, keep: Option<usize>) -> R
             .collect();
         let idx = sort_indices(&keys, (0..rows.len()).collect(), keep);
         rows = idx.iter().map(|&i| rows[i]).collect();
+        let idx32: Vec<u32> = idx.iter().map(|&i| i as u32).collect();
+        order = Some(ovals.iter().map(|v| v.gather(&idx32)).collect());
     }
-    let order_exprs: Vec<&TExpr> = q.order.iter().map(|o| &o.expr).collect();
-    let sel_exprs: Vec<&TExpr> = q.select.iter().map(|(_, e)| e).collect();
+    let sel_exprs: Vec<&TExpr> = if materialize {
+        q.select.iter().map(|(_, e)| e).collect()
+    } else {
+        Vec::new()
+    };
+    let order = match order {
+        Some(o) => o,
+        None => load(&rows, &order_exprs)?,
+    };
     Ok(RowsOut {
-        order: load(&rows, &order_exprs)?,
+        order,
         cols: load(&rows, &sel_exprs)?,
+        rows,
+    })
+}
+
+/// ORDER BY ... LIMIT: each block's best rows by the order keys only, then
+/// the output columns of just the rows returned.
+fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> {
+    let q = &plan.query;
+    let blocks = live_blocks(plan, table);
+    let outs: Vec<RowsOut> = blocks
+        .par_iter()
+        .map(|&b| rows_of_block(plan, table, b, Some(keep), false))
+        .collect::<Result<_>>()?;
+    let mut order: Vec<Vector> = q
+        .order
+        .iter()
+        .map(|o| Vector::empty(o.expr.ty, 0))
+        .collect();
+    let mut at: Vec<(usize, u32)> = Vec::new();
+    for (o, &b) in outs.iter().zip(&blocks) {
+        for (a, v) in order.iter_mut().zip(&o.order) {
+            a.append(v);
+        }
+        at.extend(o.rows.iter().map(|&r| (b, r)));
+    }
+    let keys: Vec<SortKey> = q
+        .order
+        .iter()
+        .zip(&order)
+        .map(|(o, v)| SortKey {
+            values: v,
+            desc: o.desc,
+            nulls_first: o.nulls_first,
+        })
+        .collect();
+    let mut idx = sort_indices(&keys, (0..at.len()).collect(), Some(keep));
+    let off = (q.offset as usize).min(idx.len());
+    idx.drain(..off);
+    if let Some(l) = q.limit {
+        idx.truncate(l as usize);
+    }
+    // The returned rows by block, then their place in the output.
+    let mut by_block: std::collections::BTreeMap<usize, Vec<(u32, usize)>> = Default::default();
+    for (pos, &i) in idx.iter().enumerate() {
+        let (b, r) = at[i];
+        by_block.entry(b).or_default().push((r, pos));
+    }
+    let sel_exprs: Vec<&TExpr> = q.select.iter().map(|(_, e)| e).collect();
+    let parts: Vec<(Vec<usize>, Vec<Vector>)> = by_block
+        .into_par_iter()
+        .map(|(b, mut items)| {
+            items.sort_unstable();
+            let ctx = BlockCtx::new(table, b);
+            let rows: Vec<u32> = items.iter().map(|x| x.0).collect();
+            let cols = exprs_at(&ctx, &rows, &sel_exprs)?;
+            Ok((items.iter().map(|x| x.1).collect(), cols))
+        })
+        .collect::<Result<_>>()?;
+    let mut cols: Vec<Vector> = q
+        .select
+        .iter()
+        .map(|(_, e)| Vector::empty(e.ty, 0))
+        .collect();
+    let mut place = vec![0u32; idx.len()];
+    let mut n = 0u32;
+    for (positions, vs) in &parts {
+        for (a, v) in cols.iter_mut().zip(vs) {
+            a.append(v);
+        }
+        for &p in positions {
+            place[p] = n;
+            n += 1;
+        }
+    }
+    Ok(QueryResult {
+        columns: q
+            .select
+            .iter()
+            .zip(cols)
+            .map(|((name, e), v)| ResultColumn {
+                name: name.clone(),
+                ty: e.ty,
+                values: v.gather(&place),
+            })
+            .collect(),
     })
 }
 
 fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
     let q = &plan.query;
     let keep = q.limit.map(|l| (l + q.offset) as usize);
+    if let (false, Some(k)) = (q.order.is_empty(), keep) {
+        return run_top_rows(plan, table, k);
+    }
     let blocks = live_blocks(plan, table);
     let outs: Vec<RowsOut> = if q.order.is_empty() && keep.is_some() {
         let mut outs = Vec::new();
@@ -532,7 +699,7 @@ fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
             if keep.is_some_and(|k| have >= k) {
                 break;
             }
-            let o = rows_of_block(plan, table, b, keep.map(|k| k - have))?;
+            let o = rows_of_block(plan, table, b, keep.map(|k| k - have), true)?;
             have += o.cols.first().map_or(0, |c| c.len());
             outs.push(o);
         }
@@ -540,7 +707,7 @@ fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
     } else {
         blocks
             .par_iter()
-            .map(|&b| rows_of_block(plan, table, b, keep))
+            .map(|&b| rows_of_block(plan, table, b, keep, true))
             .collect::<Result<_>>()?
     };
     let mut order: Vec<Vector> = q

@@ -139,6 +139,14 @@ pub enum DatePart {
     Doy,
     /// Seconds since the epoch.
     Epoch,
+    /// Quarter (1-4).
+    Quarter,
+    /// ISO week (1-53; weeks start on Monday).
+    Week,
+    /// ISO day of the week (Monday = 1 .. Sunday = 7).
+    IsoDow,
+    /// ISO year (the year of the week's Thursday).
+    IsoYear,
 }
 
 /// A bound expression with its result type.
@@ -189,6 +197,8 @@ pub enum ExprKind {
     StrLen(Box<TExpr>),
     /// A string function (see [`crate::strfn`]).
     Str(Box<crate::strfn::StrFn>, Vec<TExpr>),
+    /// Another scalar function (see [`crate::scalar`]).
+    Func(Box<crate::scalar::Func>, Vec<TExpr>),
 }
 
 impl TExpr {
@@ -214,7 +224,9 @@ impl TExpr {
             | ExprKind::Like(e, _, _)
             | ExprKind::StrLen(e) => vec![e],
             ExprKind::Arith(_, a, b) | ExprKind::Cmp(_, a, b) => vec![a, b],
-            ExprKind::And(v) | ExprKind::Or(v) | ExprKind::Str(_, v) => v.iter().collect(),
+            ExprKind::And(v) | ExprKind::Or(v) | ExprKind::Str(_, v) | ExprKind::Func(_, v) => {
+                v.iter().collect()
+            }
             ExprKind::Case(w, e) => {
                 let mut out: Vec<&TExpr> = w.iter().flat_map(|(a, b)| [a, b]).collect();
                 if let Some(e) = e {
@@ -316,6 +328,10 @@ impl std::fmt::Display for TExpr {
             ),
             ExprKind::StrLen(e) => write!(f, "STRLEN({e})"),
             ExprKind::Str(func, args) => {
+                write!(f, "{}", func.name())?;
+                join(f, args, ", ")
+            }
+            ExprKind::Func(func, args) => {
                 write!(f, "{}", func.name())?;
                 join(f, args, ", ")
             }
@@ -483,7 +499,12 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
         }
         ExprKind::Extract(part, x) => {
             let v = eval(x, len, inp)?;
-            Cow::Owned(map_i64(&v, LType::Int64, |t| extract(*part, v.ty, t))?)
+            let ints = map_i64(&v, LType::Int64, |t| extract(*part, v.ty, t))?;
+            if e.ty == LType::Double {
+                Cow::Owned(cast(&ints, LType::Double)?)
+            } else {
+                Cow::Owned(ints)
+            }
         }
         ExprKind::DateTrunc(part, x) => {
             let v = eval(x, len, inp)?;
@@ -556,6 +577,14 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
             let refs: Vec<&Vector> = vals.iter().map(|v| &**v).collect();
             Cow::Owned(crate::strfn::eval_strfn(func, &refs, len)?)
         }
+        ExprKind::Func(func, args) => {
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(eval(a, len, inp)?);
+            }
+            let refs: Vec<&Vector> = vals.iter().map(|v| &**v).collect();
+            Cow::Owned(crate::scalar::eval_func(func, &refs, e.ty, len)?)
+        }
     })
 }
 
@@ -594,6 +623,10 @@ fn extract(part: DatePart, ty: LType, t: i64) -> i64 {
         DatePart::Dow => (days + 4).rem_euclid(7),
         DatePart::Doy => days - crate::value::days_from_civil(y, 1, 1) + 1,
         DatePart::Epoch => secs,
+        DatePart::Quarter => (i64::from(m) - 1) / 3 + 1,
+        DatePart::Week => crate::scalar::iso_week(days).1,
+        DatePart::IsoYear => crate::scalar::iso_week(days).0,
+        DatePart::IsoDow => (days + 3).rem_euclid(7) + 1,
     }
 }
 
@@ -604,6 +637,10 @@ fn date_trunc(part: DatePart, ty: LType, t: i64) -> i64 {
     let out = match part {
         DatePart::Year => crate::value::days_from_civil(y, 1, 1) * 86400,
         DatePart::Month => crate::value::days_from_civil(y, m, 1) * 86400,
+        DatePart::Quarter => crate::value::days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * 86400,
+        DatePart::Week | DatePart::IsoDow | DatePart::IsoYear => {
+            (days - (days + 3).rem_euclid(7)) * 86400
+        }
         DatePart::Day | DatePart::Dow | DatePart::Doy => days * 86400,
         DatePart::Hour => secs - secs.rem_euclid(3600),
         DatePart::Minute => secs - secs.rem_euclid(60),

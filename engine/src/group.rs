@@ -10,7 +10,7 @@
 
 use strata_format::Table;
 
-use crate::agg::{ArgValues, StateKind, StateLayout};
+use crate::agg::{str_prefix, str_ranks, ArgValues, StateKind, StateLayout, StrArena};
 use crate::bind::AggCall;
 use crate::block::{BlockCtx, Sel};
 use crate::error::{unsupported, Result};
@@ -42,8 +42,9 @@ pub struct KeyPart {
     pub nullable: bool,
     /// Offset of the first key word of this part.
     pub off: usize,
-    /// For string columns: the state word holding (block, value) of a row
-    /// with this string.
+    /// For string-valued parts: the state word holding (block, value) of a
+    /// row with this string (raw columns), or (block, row) of such a row
+    /// (expressions, whose string is recomputed from that row).
     pub witness: Option<usize>,
 }
 
@@ -77,9 +78,6 @@ impl GroupSpec {
             let kind = match (e.as_col(), cols.as_slice()) {
                 (Some(c), _) if e.ty == LType::Varchar => PartKind::RawStr(c),
                 (Some(c), _) => PartKind::Raw(c),
-                (None, _) if e.ty == LType::Varchar => {
-                    return unsupported(format!("GROUP BY a string-valued expression ({e})"))
-                }
                 (None, [c]) => PartKind::Expr1(*c),
                 (None, _) => PartKind::ExprN,
             };
@@ -87,7 +85,7 @@ impl GroupSpec {
                 PartKind::Raw(c) | PartKind::RawStr(c) => schema.fields[c].nullable,
                 _ => true,
             };
-            let witness = if matches!(kind, PartKind::RawStr(_)) {
+            let witness = if e.ty == LType::Varchar {
                 witnesses += 1;
                 Some(witnesses - 1)
             } else {
@@ -177,6 +175,21 @@ fn dense_limit(rows: usize) -> usize {
 struct Realized<'a> {
     codes: std::borrow::Cow<'a, [u32]>,
     keys: Vec<u128>,
+    /// For string-valued expressions: a row holding each key.
+    wit: Option<Vec<u32>>,
+}
+
+/// The first row holding each of `n` codes.
+fn first_rows(codes: &[u32], n: usize) -> Vec<u32> {
+    let mut w = vec![u32::MAX; n];
+    for (r, &c) in codes.iter().enumerate() {
+        if let Some(x) = w.get_mut(c as usize) {
+            if *x == u32::MAX {
+                *x = r as u32;
+            }
+        }
+    }
+    w
 }
 
 fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx) -> Result<Realized<'a>> {
@@ -184,6 +197,7 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx) -> Result<Realized<'a>> {
         PartKind::Raw(c) => Realized {
             codes: std::borrow::Cow::Borrowed(ctx.codes(c)?),
             keys: ctx.keys(c)?.iter().map(|&k| u128::from(k)).collect(),
+            wit: None,
         },
         PartKind::RawStr(c) => {
             let chunk = ctx.chunk(c)?;
@@ -191,6 +205,7 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx) -> Result<Realized<'a>> {
             Realized {
                 codes: std::borrow::Cow::Borrowed(ctx.codes(c)?),
                 keys,
+                wit: None,
             }
         }
         PartKind::Expr1(c) => {
@@ -204,10 +219,12 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx) -> Result<Realized<'a>> {
                 .codes(c)?
                 .iter()
                 .map(|&x| map[if x == u32::MAX { n } else { x as usize }])
-                .collect();
+                .collect::<Vec<u32>>();
+            let wit = (p.expr.ty == LType::Varchar).then(|| first_rows(&codes, keys.len()));
             Realized {
                 codes: std::borrow::Cow::Owned(codes),
                 keys,
+                wit,
             }
         }
         PartKind::ExprN => {
@@ -220,9 +237,11 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx) -> Result<Realized<'a>> {
             let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
             let per_row = eval(&p.expr, all.len(), &inputs)?;
             let (codes, keys) = dedup_keys(&per_row);
+            let wit = (p.expr.ty == LType::Varchar).then(|| first_rows(&codes, keys.len()));
             Realized {
                 codes: std::borrow::Cow::Owned(codes),
                 keys,
+                wit,
             }
         }
     })
@@ -252,31 +271,117 @@ enum ArgIndex<'a> {
     PerRow,
 }
 
+/// Where the strings behind a block's string MIN/MAX ranks come from.
+enum StrSource {
+    /// Ranks are string (byte order) positions in this column's dictionary.
+    Column(usize),
+    /// Ranks index these sorted strings.
+    Sorted(Vec<Vec<u8>>),
+}
+
+fn is_str_kind(kind: StateKind) -> bool {
+    matches!(kind, StateKind::MinStr | StateKind::MaxStr)
+}
+
+/// Argument values of an aggregate per distinct value of its one column
+/// `c` (the value for a NULL input last), and for string MIN/MAX where the
+/// strings behind their ranks come from.
+fn per_value_arg(
+    arg: &TExpr,
+    kind: StateKind,
+    ctx: &BlockCtx,
+    c: usize,
+) -> Result<(ArgValues, Option<StrSource>)> {
+    if is_str_kind(kind) && arg.as_col() == Some(c) {
+        // A string's position in the dictionary is its byte-order rank.
+        let chunk = ctx.chunk(c)?;
+        let dict = chunk.dictionary()?;
+        let n = chunk.distinct();
+        let mut keys = Vec::with_capacity(n + 1);
+        for i in 0..n {
+            keys.push(dict.str_of_value(i)? as u64);
+        }
+        keys.push(0);
+        let mut valid = vec![true; n];
+        valid.push(false);
+        return Ok((ArgValues::Key(keys, valid), Some(StrSource::Column(c))));
+    }
+    let vals = ctx.values(c)?;
+    let mut v = eval(arg, vals.len(), &OneColumn(vals))?.into_owned();
+    let null_in = Vector::nulls(vals.ty, 1);
+    v.append(&*eval(arg, 1, &OneColumn(&null_in))?);
+    Ok(values_for(kind, &v))
+}
+
+fn values_for(kind: StateKind, v: &Vector) -> (ArgValues, Option<StrSource>) {
+    if is_str_kind(kind) {
+        let (a, sorted) = str_ranks(v);
+        (a, Some(StrSource::Sorted(sorted)))
+    } else {
+        (ArgValues::new(kind, v), None)
+    }
+}
+
+/// Replaces the block-local ranks of string MIN/MAX states (at state
+/// offsets `srcs.0`) by references to their strings in the arena.
+fn resolve_strs(
+    out: &mut Groups,
+    kw: usize,
+    srcs: &[(usize, StrSource)],
+    ctx: &BlockCtx,
+    arena: &StrArena,
+) -> Result<()> {
+    let stride = out.stride;
+    for (off, src) in srcs {
+        let o = kw + off;
+        let mut ranks: Vec<u64> = out.rows().filter(|r| r[o] > 0).map(|r| r[o + 1]).collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        let strs: Vec<Vec<u8>> = match src {
+            StrSource::Column(c) => ctx.strings_at(*c, &ranks)?,
+            StrSource::Sorted(v) => ranks
+                .iter()
+                .map(|&r| v.get(r as usize).cloned().unwrap_or_default())
+                .collect(),
+        };
+        let ids = arena.intern_all(&strs);
+        for p in &mut out.pieces {
+            for r in p.chunks_exact_mut(stride) {
+                if r[o] > 0 {
+                    if let Ok(i) = ranks.binary_search(&r[o + 1]) {
+                        r[o + 1] = str_prefix(&strs[i]);
+                        r[o + 2] = ids[i];
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Argument values of an aggregate over a block's selected `rows`, how
+/// they are indexed, and for string MIN/MAX where their strings come from.
 fn arg_values<'a>(
     call: &AggCall,
     kind: StateKind,
     ctx: &'a BlockCtx,
     rows: &[u32],
-) -> Result<(ArgValues, ArgIndex<'a>)> {
+) -> Result<(ArgValues, ArgIndex<'a>, Option<StrSource>)> {
     let Some(arg) = &call.arg else {
-        return Ok((ArgValues::None, ArgIndex::Const));
+        return Ok((ArgValues::None, ArgIndex::Const, None));
     };
     let cols = arg.columns();
     Ok(match cols.as_slice() {
         [] => {
             let none = Columns(Vec::new());
             let v = eval(arg, 1, &none)?;
-            (ArgValues::new(kind, &v), ArgIndex::Const)
+            let (a, s) = values_for(kind, &v);
+            (a, ArgIndex::Const, s)
         }
         [c] => {
-            let vals = ctx.values(*c)?;
-            let mut v = eval(arg, vals.len(), &OneColumn(vals))?.into_owned();
-            let null_in = Vector::nulls(vals.ty, 1);
-            v.append(&*eval(arg, 1, &OneColumn(&null_in))?);
-            (
-                ArgValues::new(kind, &v),
-                ArgIndex::PerValue(ctx.codes(*c)?, vals.len()),
-            )
+            let (a, s) = per_value_arg(arg, kind, ctx, *c)?;
+            let n = ctx.chunk(*c)?.distinct();
+            (a, ArgIndex::PerValue(ctx.codes(*c)?, n), s)
         }
         _ => {
             let mut loaded = Vec::new();
@@ -285,7 +390,8 @@ fn arg_values<'a>(
             }
             let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
             let v = eval(arg, rows.len(), &inputs)?;
-            (ArgValues::new(kind, &v), ArgIndex::PerRow)
+            let (a, s) = values_for(kind, &v);
+            (a, ArgIndex::PerRow, s)
         }
     })
 }
@@ -305,6 +411,21 @@ fn put_key(out: &mut Vec<u64>, p: &KeyPart, key: Option<u128>) {
 
 /// Builds the sorted vector of groups of one block's selected rows.
 pub fn build_block(spec: &GroupSpec, ctx: &BlockCtx, sel: &Sel, pool: &Pool) -> Result<Groups> {
+    let mut srcs = Vec::new();
+    let mut out = build_groups(spec, ctx, sel, pool, &mut srcs)?;
+    if !srcs.is_empty() {
+        resolve_strs(&mut out, spec.kw, &srcs, ctx, &spec.layout.arena)?;
+    }
+    Ok(out)
+}
+
+fn build_groups(
+    spec: &GroupSpec,
+    ctx: &BlockCtx,
+    sel: &Sel,
+    pool: &Pool,
+    str_srcs: &mut Vec<(usize, StrSource)>,
+) -> Result<Groups> {
     let stride = spec.stride();
     let sw = spec.layout.words;
     let mut out = Groups::new(spec.kw, stride);
@@ -327,7 +448,7 @@ pub fn build_block(spec: &GroupSpec, ctx: &BlockCtx, sel: &Sel, pool: &Pool) -> 
             .iter()
             .any(|s| s.call.arg.as_ref().is_some_and(|a| a.columns().len() > 1));
         if !multi_col_args {
-            return per_value_groups(spec, ctx, sel, key_col, pool);
+            return per_value_groups(spec, ctx, sel, key_col, pool, str_srcs);
         }
     }
 
@@ -378,7 +499,10 @@ pub fn build_block(spec: &GroupSpec, ctx: &BlockCtx, sel: &Sel, pool: &Pool) -> 
         states[g as usize * sw] += 1;
     }
     for s in &layout.slots {
-        let (vals, idx) = arg_values(&s.call, s.kind, ctx, &rows)?;
+        let (vals, idx, src) = arg_values(&s.call, s.kind, ctx, &rows)?;
+        if let Some(src) = src {
+            str_srcs.push((s.off, src));
+        }
         if matches!(vals, ArgValues::None) {
             continue;
         }
@@ -414,7 +538,11 @@ pub fn build_block(spec: &GroupSpec, ctx: &BlockCtx, sel: &Sel, pool: &Pool) -> 
             let key = realized[pi].keys.get(code).copied();
             put_key(&mut row, p, key);
             if let (Some(w), Some(_)) = (p.witness, key) {
-                st[w] = block_tag | code as u64;
+                let at = match &realized[pi].wit {
+                    Some(rows) => rows.get(code).copied().unwrap_or(0) as u64,
+                    None => code as u64,
+                };
+                st[w] = block_tag | at;
             }
         }
         row.extend_from_slice(st);
@@ -510,6 +638,7 @@ fn per_value_groups(
     sel: &Sel,
     key_col: Option<usize>,
     pool: &Pool,
+    str_srcs: &mut Vec<(usize, StrSource)>,
 ) -> Result<Groups> {
     let layout = &spec.layout;
     let sw = layout.words;
@@ -541,18 +670,19 @@ fn per_value_groups(
                 [] => {
                     let none = Columns(Vec::new());
                     let v = eval(arg, 1, &none)?;
-                    Src {
-                        vals: ArgValues::new(s.kind, &v),
-                        counts: None,
+                    let (vals, src) = values_for(s.kind, &v);
+                    if let Some(src) = src {
+                        str_srcs.push((s.off, src));
                     }
+                    Src { vals, counts: None }
                 }
                 [c] => {
-                    let vals = ctx.values(*c)?;
-                    let mut v = eval(arg, vals.len(), &OneColumn(vals))?.into_owned();
-                    let null_in = Vector::nulls(vals.ty, 1);
-                    v.append(&*eval(arg, 1, &OneColumn(&null_in))?);
+                    let (vals, src) = per_value_arg(arg, s.kind, ctx, *c)?;
+                    if let Some(src) = src {
+                        str_srcs.push((s.off, src));
+                    }
                     Src {
-                        vals: ArgValues::new(s.kind, &v),
+                        vals,
                         counts: Some(fcounts(*c)?),
                     }
                 }

@@ -9,10 +9,17 @@ use strata_engine::{Engine, LType, QueryResult, Value};
 use strata_format::types::{bool_key, float_key, signed_key};
 use strata_format::{ColumnData, DataType, Field, Schema, Table, TableWriter, WriteOptions};
 
+/// The directory holding `data/` and `slt/`: tests/, or `$SLT_DIR` (to run
+/// other tables and records, e.g. ClickBench's over a sample of hits).
+fn base_dir() -> PathBuf {
+    match std::env::var_os("SLT_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"),
+    }
+}
+
 fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("data")
+    base_dir().join("data")
 }
 
 fn parse_type(s: &str) -> DataType {
@@ -240,13 +247,12 @@ fn parse_slt(text: &str) -> Vec<Record> {
 fn slt_suite() {
     let dir = tempfile::tempdir().unwrap();
     let filter = std::env::var("SLT_FILTER").unwrap_or_default();
-    let mut files: Vec<PathBuf> =
-        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slt"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "slt"))
-            .filter(|p| p.to_string_lossy().contains(&filter))
-            .collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(base_dir().join("slt"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "slt"))
+        .filter(|p| p.to_string_lossy().contains(&filter))
+        .collect();
     files.sort();
     let engines = [Engine::new(1).unwrap(), Engine::new(4).unwrap()];
     let (mut passed, mut failed) = (0usize, 0usize);
