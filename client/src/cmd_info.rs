@@ -99,7 +99,7 @@ pub fn run(path: &Path) -> Result<()> {
         ]);
     }
     writeln!(text, "\n{sections}")?;
-    Ok(())
+    crate::output::print_stdout(&text)
 }
 
 /// Bytes the column would take uncompressed: the natural width per non-NULL

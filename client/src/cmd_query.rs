@@ -2,13 +2,15 @@
 //! directory and print the results.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
-use strata_engine::{Database, Engine};
+use anyhow::{anyhow, Context, Result};
+use strata::engine::{Catalog, EngineError};
+use strata::{Database, Options};
 
-use crate::output::{self, Format};
+use crate::output::Format;
 
 /// Arguments of `strata query`.
 #[derive(Debug, clap::Args)]
@@ -22,7 +24,8 @@ pub struct QueryArgs {
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Report the wall time of each statement on standard error.
+    /// Report each statement's wall time, and the rows and block-file bytes
+    /// of the table it read, on standard error.
     #[arg(long)]
     pub timing: bool,
     /// Write results to this file instead of standard output.
@@ -33,6 +36,21 @@ pub struct QueryArgs {
     pub file: Option<PathBuf>,
     /// The SQL to run; read from standard input when absent.
     pub sql: Option<String>,
+}
+
+impl QueryArgs {
+    /// `strata` with no arguments and standard input not a terminal.
+    pub fn from_stdin() -> QueryArgs {
+        QueryArgs {
+            db: PathBuf::from("."),
+            format: Format::Table,
+            threads: 0,
+            timing: false,
+            output: None,
+            file: None,
+            sql: None,
+        }
+    }
 }
 
 /// Runs every statement; stops at the first error.
@@ -50,8 +68,7 @@ pub fn run(args: &QueryArgs) -> Result<()> {
             s
         }
     };
-    let engine = Engine::new(args.threads)?;
-    let db = Database::new(&args.db);
+    let db = Database::open_with(&args.db, Options::new().threads(args.threads))?;
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
@@ -59,22 +76,81 @@ pub fn run(args: &QueryArgs) -> Result<()> {
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     for stmt in split_statements(&text) {
+        let catalog = Recording::new(db.catalog());
         let start = Instant::now();
-        let result = engine.query_in(&db, &stmt)?;
+        let result = db
+            .query_in(&catalog, &stmt)
+            .map_err(|e| anyhow!(e.render(&stmt)))?;
         let elapsed = start.elapsed();
-        match output::write(&result, args.format, &mut out).and_then(|()| out.flush()) {
+        match result
+            .write(args.format, &mut out)
+            .and_then(|()| out.flush())
+        {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
             other => other.context("writing the result")?,
         }
         if args.timing {
-            eprintln!(
-                "time: {:.3} s, {} rows",
-                elapsed.as_secs_f64(),
-                result.num_rows()
-            );
+            eprintln!("{}", catalog.timing(elapsed, result.num_rows()));
         }
     }
     Ok(())
+}
+
+/// A catalog that remembers the tables a statement opened, for `--timing`.
+pub struct Recording<'a> {
+    inner: &'a dyn Catalog,
+    opened: Mutex<Vec<strata::format::Table>>,
+}
+
+impl<'a> Recording<'a> {
+    /// Wraps `inner`.
+    pub fn new(inner: &'a dyn Catalog) -> Recording<'a> {
+        Recording {
+            inner,
+            opened: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The `--timing` line: wall time, result rows, and the rows and
+    /// block-file bytes of the tables touched (the engine prunes blocks and
+    /// reads only the sections it needs, so these bound what was scanned).
+    pub fn timing(&self, elapsed: Duration, result_rows: usize) -> String {
+        let (mut rows, mut bytes) = (0u64, 0u64);
+        if let Ok(tables) = self.opened.lock() {
+            for t in tables.iter() {
+                rows += t.num_rows();
+                bytes += block_bytes(t.path());
+            }
+        }
+        format!(
+            "time: {:.3} s, {result_rows} result row{}; table touched: {rows} rows, {bytes} bytes in block files",
+            elapsed.as_secs_f64(),
+            if result_rows == 1 { "" } else { "s" },
+        )
+    }
+}
+
+impl Catalog for Recording<'_> {
+    fn open(&self, name: &str) -> Result<strata::format::Table, EngineError> {
+        let t = self.inner.open(name)?;
+        if let Ok(mut tables) = self.opened.lock() {
+            tables.push(t.clone());
+        }
+        Ok(t)
+    }
+}
+
+/// Total size of a table directory's block files.
+fn block_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".blk"))
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
 }
 
 /// Arguments of `strata explain`.
@@ -89,15 +165,14 @@ pub struct ExplainArgs {
 
 /// Prints the plan and each block's strategy.
 pub fn explain(args: &ExplainArgs) -> Result<()> {
-    let engine = Engine::new(1)?;
-    let db = Database::new(&args.db);
-    let result = engine.query_in(&db, &format!("EXPLAIN {}", args.sql))?;
-    let mut text = String::new();
-    for r in 0..result.num_rows() {
-        text.push_str(&result.row_strings(r).join(""));
+    let db = Database::open_with(&args.db, Options::new().threads(1))?;
+    let mut text = db
+        .explain(&args.sql)
+        .map_err(|e| anyhow!(e.render(&args.sql)))?;
+    if !text.ends_with('\n') {
         text.push('\n');
     }
-    output::print_stdout(&text)
+    crate::output::print_stdout(&text)
 }
 
 /// Splits `text` at `;` outside quotes and comments; drops empty statements.

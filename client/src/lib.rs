@@ -1,6 +1,40 @@
 //! strata: a serverless columnar analytics engine.
 //!
-//! The library opens tables written by `strata ingest` and answers SQL over them
-//! straight from memory-mapped files.
+//! The library opens tables written by `strata ingest` and answers SQL over
+//! them straight from memory-mapped files. There is no server and no state
+//! between queries: a [`Database`] is a directory of tables, a [`Table`] one
+//! table directory.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), strata::Error> {
+//! let db = strata::Database::open("data")?;
+//! let result = db.query("SELECT RegionID, count(*) AS c FROM hits GROUP BY RegionID")?;
+//! for (name, ty) in result.schema() {
+//!     println!("{name}: {ty}");
+//! }
+//! let counts = result.column(1).as_i64().unwrap_or(&[]);
+//! for row in result.rows() {
+//!     println!("{}", row.strings().join(", "));
+//! }
+//! # let _ = counts;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Database`] and [`Table`] are `Send + Sync` and cheap to clone: share one
+//! between threads and run queries concurrently; each query runs on the
+//! handle's thread pool (see [`Options::threads`]).
 
+mod database;
+mod error;
+pub mod output;
+mod result;
+
+pub use database::{Database, Options, Table};
+pub use error::{Error, Result};
+pub use result::{Column, ColumnValues, QueryResult, Row, Rows};
+pub use strata_engine::{LType as DataType, Value};
 pub use strata_format as format;
+
+/// The query engine crate, for callers that need its lower-level API.
+pub use strata_engine as engine;

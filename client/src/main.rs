@@ -1,5 +1,8 @@
 //! The `strata` command-line tool.
+//!
+//! Exit codes: 0 success, 1 query or data error, 2 usage error.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,17 +12,27 @@ mod cmd_info;
 mod cmd_query;
 mod cmd_verify;
 mod ingest_cmd;
-mod output;
+mod repl;
+
+use strata::output;
 
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// Exit code of a failed query or damaged data.
+const EXIT_ERROR: u8 = 1;
+/// Exit code of a usage error (as clap uses).
+const EXIT_USAGE: u8 = 2;
+
 /// strata: query columnar tables straight from disk.
+///
+/// With no arguments: an interactive shell on a terminal, otherwise runs the
+/// SQL read from standard input.
 #[derive(Parser)]
 #[command(version, about)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -40,23 +53,39 @@ enum Command {
         /// The table directory.
         table: PathBuf,
     },
+    /// An interactive SQL shell (also `strata` with no arguments on a
+    /// terminal).
+    Repl(repl::ReplArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version print to stdout and succeed.
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
     let result = match cli.command {
-        Command::Query(args) => cmd_query::run(&args).map(|()| true),
-        Command::Explain(args) => cmd_query::explain(&args).map(|()| true),
-        Command::Ingest(args) => ingest_cmd::run(args).map(|()| true),
-        Command::Info { table } => cmd_info::run(&table).map(|()| true),
-        Command::Verify { table } => cmd_verify::run(&table),
+        Some(Command::Query(args)) => cmd_query::run(&args).map(|()| true),
+        Some(Command::Explain(args)) => cmd_query::explain(&args).map(|()| true),
+        Some(Command::Ingest(args)) => ingest_cmd::run(args).map(|()| true),
+        Some(Command::Info { table }) => cmd_info::run(&table).map(|()| true),
+        Some(Command::Verify { table }) => cmd_verify::run(&table),
+        Some(Command::Repl(args)) => repl::run(&args).map(|()| true),
+        None if std::io::stdin().is_terminal() => {
+            repl::run(&repl::ReplArgs::default()).map(|()| true)
+        }
+        None => cmd_query::run(&cmd_query::QueryArgs::from_stdin()).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(false) => ExitCode::from(EXIT_ERROR),
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(1)
+            ExitCode::from(EXIT_ERROR)
         }
     }
 }

@@ -1,0 +1,213 @@
+//! [`Database`] (a directory of tables) and [`Table`] (one table), each with
+//! the thread pool its queries run on.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use strata_engine::{Catalog, Engine};
+
+use crate::error::{Error, Result};
+use crate::result::QueryResult;
+use crate::DataType;
+
+/// Settings shared by [`Database::open_with`] and [`Table::open_with`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Worker threads each query runs on (0, the default: one per core).
+    pub threads: usize,
+}
+
+impl Options {
+    /// Default options: one thread per core.
+    pub fn new() -> Options {
+        Options::default()
+    }
+
+    /// Sets the number of worker threads (0: one per core).
+    pub fn threads(mut self, threads: usize) -> Options {
+        self.threads = threads;
+        self
+    }
+}
+
+fn engine(options: Options) -> Result<Arc<Engine>> {
+    Ok(Arc::new(Engine::new(options.threads)?))
+}
+
+/// A directory of tables: `FROM hits` reads `<dir>/hits`; a quoted path
+/// (`FROM 'data/hits'`) is opened as written.
+///
+/// Cheap to clone, `Send + Sync`: clones share one thread pool, and several
+/// threads may query at once.
+#[derive(Debug, Clone)]
+pub struct Database {
+    dir: PathBuf,
+    catalog: strata_engine::Database,
+    engine: Arc<Engine>,
+}
+
+impl Database {
+    /// Opens the database in directory `dir` with default [`Options`].
+    pub fn open(dir: impl AsRef<Path>) -> Result<Database> {
+        Database::open_with(dir, Options::default())
+    }
+
+    /// Opens the database in directory `dir` with `options`.
+    pub fn open_with(dir: impl AsRef<Path>, options: Options) -> Result<Database> {
+        let dir = dir.as_ref().to_path_buf();
+        let meta = std::fs::metadata(&dir).map_err(|source| Error::Io {
+            context: format!("opening database {}", dir.display()),
+            source,
+        })?;
+        if !meta.is_dir() {
+            return Err(Error::Io {
+                context: format!("opening database {}", dir.display()),
+                source: std::io::Error::other("not a directory"),
+            });
+        }
+        Ok(Database {
+            catalog: strata_engine::Database::new(&dir),
+            dir,
+            engine: engine(options)?,
+        })
+    }
+
+    /// The database directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Number of worker threads queries run on.
+    pub fn threads(&self) -> usize {
+        self.engine.threads()
+    }
+
+    /// Names of the tables in the directory (subdirectories holding a
+    /// `MANIFEST`), sorted.
+    pub fn tables(&self) -> Result<Vec<String>> {
+        let rd = std::fs::read_dir(&self.dir).map_err(|source| Error::Io {
+            context: format!("listing {}", self.dir.display()),
+            source,
+        })?;
+        let mut names: Vec<String> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.path()
+                    .join(strata_format::layout::MANIFEST_FILE)
+                    .is_file()
+            })
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Opens table `name` (resolved as in a query's FROM clause); it shares
+    /// this database's thread pool.
+    pub fn table(&self, name: &str) -> Result<Table> {
+        Ok(Table {
+            inner: self.catalog.open(name)?,
+            engine: Arc::clone(&self.engine),
+        })
+    }
+
+    /// Runs one SQL statement; its FROM clause names a table of this
+    /// database. `EXPLAIN <query>` returns the plan as one text column.
+    pub fn query(&self, sql: &str) -> Result<QueryResult> {
+        Ok(QueryResult::new(self.engine.query_in(&self.catalog, sql)?))
+    }
+
+    /// Runs one SQL statement, opening its table through `catalog` instead of
+    /// this database's directory (to observe which tables a query touches).
+    pub fn query_in(&self, catalog: &dyn Catalog, sql: &str) -> Result<QueryResult> {
+        Ok(QueryResult::new(self.engine.query_in(catalog, sql)?))
+    }
+
+    /// The plan of `sql` and the strategy chosen for each block, as text.
+    pub fn explain(&self, sql: &str) -> Result<String> {
+        let q = strata_engine::bind::parse(sql)?;
+        let table = self.catalog.open(&strata_engine::bind::table_name(&q)?)?;
+        Ok(self.engine.explain(&table, sql)?)
+    }
+
+    /// The catalog resolving this database's table names.
+    pub fn catalog(&self) -> &strata_engine::Database {
+        &self.catalog
+    }
+}
+
+/// One table, memory-mapped. Queries may name it anything in FROM.
+///
+/// Cheap to clone, `Send + Sync`: several threads may query it at once.
+#[derive(Debug, Clone)]
+pub struct Table {
+    inner: strata_format::Table,
+    engine: Arc<Engine>,
+}
+
+impl Table {
+    /// Opens the table directory `path` with default [`Options`].
+    pub fn open(path: impl AsRef<Path>) -> Result<Table> {
+        Table::open_with(path, Options::default())
+    }
+
+    /// Opens the table directory `path` with `options`.
+    pub fn open_with(path: impl AsRef<Path>, options: Options) -> Result<Table> {
+        Ok(Table {
+            inner: strata_format::Table::open(path)?,
+            engine: engine(options)?,
+        })
+    }
+
+    /// The table directory.
+    pub fn path(&self) -> &Path {
+        self.inner.path()
+    }
+
+    /// Number of rows.
+    pub fn num_rows(&self) -> u64 {
+        self.inner.num_rows()
+    }
+
+    /// Column names and the types queries see them as, in table order.
+    pub fn schema(&self) -> Vec<(String, DataType)> {
+        self.inner
+            .schema()
+            .fields
+            .iter()
+            .map(|f| (f.name.clone(), DataType::from_storage(f.data_type)))
+            .collect()
+    }
+
+    /// Runs one SQL statement over this table (whatever name its FROM clause
+    /// uses). `EXPLAIN <query>` returns the plan as one text column.
+    pub fn query(&self, sql: &str) -> Result<QueryResult> {
+        Ok(QueryResult::new(self.engine.query(&self.inner, sql)?))
+    }
+
+    /// The plan of `sql` and the strategy chosen for each block, as text.
+    pub fn explain(&self, sql: &str) -> Result<String> {
+        Ok(self.engine.explain(&self.inner, sql)?)
+    }
+
+    /// The storage-level table (schema, blocks, statistics).
+    pub fn storage(&self) -> &strata_format::Table {
+        &self.inner
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn handles_are_send_sync() {
+        send_sync::<Database>();
+        send_sync::<Table>();
+        send_sync::<QueryResult>();
+        send_sync::<Error>();
+    }
+}
