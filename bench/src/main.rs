@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod clickbench;
 mod gen;
 
 #[global_allocator]
@@ -22,6 +23,8 @@ enum Command {
         #[command(subcommand)]
         dataset: Dataset,
     },
+    /// The ClickBench suite on strata, side by side with DuckDB and ClickHouse (chDB).
+    Clickbench(clickbench::ClickbenchArgs),
 }
 
 #[derive(Subcommand)]
@@ -36,5 +39,6 @@ fn main() -> anyhow::Result<()> {
         Command::Gen {
             dataset: Dataset::Hits(args),
         } => gen::run_hits(&args),
+        Command::Clickbench(args) => clickbench::run(&args),
     }
 }

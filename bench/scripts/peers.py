@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""Runs the ClickBench queries on DuckDB and ClickHouse (chDB) for `strata-bench clickbench`.
+
+Two commands, each writing one JSON document to --out (stdout stays free for the engines):
+
+  run  --engine duckdb|clickhouse (--parquet FILE | --tsv FILE) --create FILE --queries FILE
+       --workdir DIR [--runs R] [--threads N] [--only 1,2,...] --out FILE
+      Loads FILE into a fresh native table (DuckDB: a database file; chDB: a MergeTree table with
+      ClickBench's ORDER BY key), runs every query R times and reports
+      {"engine", "version", "load_time", "data_size", "peak_rss", "queries": [{"times": [...],
+      "columns": [...], "rows": [[str, ...]], "error": str|null}]}.
+
+  full --db FILE --spec FILE --out FILE
+      Opens the DuckDB database left by `run` and runs each query of --spec ([{"sql", "rows"}]:
+      a query without its LIMIT/OFFSET and strata's answer to the original) once, for the
+      tie-aware checks; reports {"results": [{"columns", "rows", "total_rows", "error"}]} where
+      "rows" are the rows of DuckDB's full answer that match one of strata's rows.
+
+  check
+      Exit status 0 when duckdb and chdb import; prints what is missing otherwise.
+
+Values are formatted as strata's `QueryResult::row_strings` formats them (DuckDB CLI style): NULL,
+dates YYYY-MM-DD, timestamps YYYY-MM-DD HH:MM:SS, floats as the shortest string that round-trips
+(Rust's `f64` Display: no exponent, no trailing `.0`).
+
+One engine per process, so peak RSS (getrusage ru_maxrss) belongs to that engine alone.
+"""
+
+import argparse
+import datetime
+import decimal
+import json
+import math
+import os
+import resource
+import shutil
+import sys
+import time
+
+TIME_COLUMNS = ("EventTime", "ClientEventTime", "LocalEventTime")
+
+
+def fmt_float(f):
+    if math.isnan(f):
+        return "nan"
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    s = repr(float(f))
+    if "e" in s or "E" in s:
+        s = format(decimal.Decimal(s), "f")
+    if s.endswith(".0"):
+        s = s[:-2]
+    return s
+
+
+def fmt_value(v):
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return fmt_float(v)
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, datetime.datetime):
+        s = v.strftime("%Y-%m-%d %H:%M:%S")
+        if v.microsecond:
+            s += ".%06d" % v.microsecond
+        return s
+    if isinstance(v, datetime.date):
+        return v.isoformat()
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v).decode("utf-8", errors="replace")
+    return str(v)
+
+
+def peak_rss_bytes():
+    # ru_maxrss is in KiB on Linux (bytes on macOS).
+    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return r if sys.platform == "darwin" else r * 1024
+
+
+def read_queries(path):
+    with open(path, encoding="utf-8") as f:
+        return [line.strip() for line in f if line.strip()]
+
+
+def dir_size(path):
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def progress(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+class DuckDb:
+    name = "duckdb"
+
+    def __init__(self, workdir, threads):
+        import duckdb
+
+        self.version = duckdb.__version__
+        self.path = os.path.join(workdir, "duckdb", "hits.duckdb")
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        for p in (self.path, self.path + ".wal"):
+            if os.path.exists(p):
+                os.remove(p)
+        self.con = duckdb.connect(self.path)
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}").fetchall()
+
+    def load(self, parquet, create_sql, tsv=False):
+        self.con.execute(create_sql).fetchall()
+        if tsv:
+            src = parquet.replace("'", "''")
+            self.con.execute(
+                f"COPY hits FROM '{src}' (FORMAT csv, DELIMITER '{chr(9)}', HEADER false, QUOTE '', ESCAPE '', NULLSTR '\\N')"
+            ).fetchall()
+            self.con.execute("CHECKPOINT").fetchall()
+            return
+        # ClickBench's duckdb-parquet conversions: Unix seconds and days since 1970-01-01.
+        replace = ", ".join(
+            [f"make_timestamp({c} * 1000000) AS {c}" for c in TIME_COLUMNS]
+            + ["DATE '1970-01-01' + CAST(EventDate AS INTEGER) AS EventDate"]
+        )
+        src = parquet.replace("'", "''")
+        self.con.execute(
+            f"INSERT INTO hits BY NAME SELECT * REPLACE ({replace}) "
+            f"FROM read_parquet('{src}', binary_as_string = true)"
+        ).fetchall()
+        self.con.execute("CHECKPOINT").fetchall()
+
+    def data_size(self):
+        return sum(os.path.getsize(p) for p in (self.path, self.path + ".wal") if os.path.exists(p))
+
+    def query(self, sql):
+        cur = self.con.execute(sql)
+        rows = cur.fetchall()
+        cols = [d[0] for d in (cur.description or [])]
+        return cols, rows
+
+
+class ChDb:
+    name = "clickhouse"
+
+    def __init__(self, workdir, threads):
+        import chdb
+        from chdb import session
+
+        self.version = getattr(chdb, "__version__", "?")
+        self.path = os.path.join(workdir, "chdb")
+        if os.path.exists(self.path):
+            shutil.rmtree(self.path)
+        os.makedirs(self.path)
+        self.sess = session.Session(self.path)
+        self.settings = "session_timezone = 'UTC'"
+        if threads:
+            self.settings += f", max_threads = {int(threads)}"
+
+    def _run(self, sql, fmt="JSONCompact"):
+        res = self.sess.query(sql, fmt)
+        err = getattr(res, "error_message", None)
+        if callable(err):
+            err = err()
+        if err:
+            raise RuntimeError(err)
+        return res
+
+    def load(self, parquet, create_sql, tsv=False):
+        self._run("CREATE DATABASE IF NOT EXISTS bench", "CSV")
+        self._run("USE bench", "CSV")
+        self._run(create_sql, "CSV")
+        if tsv:
+            res = self._run(
+                "SELECT name, type FROM system.columns WHERE database = 'bench' AND table = 'hits' "
+                "ORDER BY position",
+                "JSONCompact",
+            )
+            doc = json.loads(res.bytes() if hasattr(res, "bytes") else str(res))
+            structure = ", ".join(f"{n} {t}" for n, t in doc["data"]).replace("'", "\\'")
+            src = parquet.replace("'", "\\'")
+            self._run(
+                f"INSERT INTO hits SELECT * FROM file('{src}', TabSeparated, '{structure}') "
+                f"SETTINGS {self.settings}",
+                "CSV",
+            )
+            self._run("OPTIMIZE TABLE hits FINAL", "CSV")
+            return
+        replace = ", ".join(
+            [f"toDateTime({c}, 'UTC') AS {c}" for c in TIME_COLUMNS]
+            + ["toDate(EventDate) AS EventDate"]
+        )
+        src = parquet.replace("'", "\\'")
+        self._run(
+            f"INSERT INTO hits SELECT * REPLACE ({replace}) FROM file('{src}', Parquet) "
+            f"SETTINGS {self.settings}",
+            "CSV",
+        )
+        self._run("OPTIMIZE TABLE hits FINAL", "CSV")
+
+    def data_size(self):
+        res = self._run(
+            "SELECT sum(bytes_on_disk) FROM system.parts "
+            "WHERE database = 'bench' AND table = 'hits' AND active",
+            "JSONCompact",
+        )
+        try:
+            v = json.loads(res.bytes() if hasattr(res, "bytes") else str(res))["data"][0][0]
+            return int(v)
+        except Exception:  # noqa: BLE001 - fall back to the directory size
+            return dir_size(self.path)
+
+    def query(self, sql):
+        sql = sql.rstrip().rstrip(";")
+        res = self._run(f"{sql} SETTINGS {self.settings}", "JSONCompact")
+        raw = res.bytes() if hasattr(res, "bytes") else str(res).encode()
+        if not raw.strip():
+            return [], []
+        doc = json.loads(raw)
+        cols = [m["name"] for m in doc.get("meta", [])]
+        types = [m["type"] for m in doc.get("meta", [])]
+        rows = []
+        for r in doc.get("data", []):
+            row = []
+            for v, t in zip(r, types):
+                # 64-bit integers arrive quoted; floats may too (nan/inf).
+                if isinstance(v, str) and ("Float" in t) and v not in ("nan", "inf", "-inf"):
+                    try:
+                        v = float(v)
+                    except ValueError:
+                        pass
+                row.append(v)
+            rows.append(row)
+        return cols, rows
+
+
+def cmd_run(args):
+    engine_cls = {"duckdb": DuckDb, "clickhouse": ChDb}[args.engine]
+    with open(args.create, encoding="utf-8") as f:
+        create_sql = f.read()
+    queries = read_queries(args.queries)
+    eng = engine_cls(args.workdir, args.threads)
+    parquet = os.path.abspath(args.parquet or args.tsv)
+    only = {int(x) for x in args.only.split(",") if x} if args.only else None
+    progress(f"[{args.engine}] loading {parquet}")
+    t0 = time.perf_counter()
+    eng.load(parquet, create_sql, tsv=args.tsv is not None)
+    load_time = time.perf_counter() - t0
+    size = eng.data_size()
+    progress(f"[{args.engine}] loaded in {load_time:.2f} s, {size / 1048576:.1f} MiB")
+    out = {
+        "engine": args.engine,
+        "version": eng.version,
+        "load_time": load_time,
+        "data_size": size,
+        "queries": [],
+    }
+    for i, sql in enumerate(queries):
+        entry = {"times": [], "columns": [], "rows": [], "error": None}
+        if only is not None and i + 1 not in only:
+            out["queries"].append(entry)
+            continue
+        for run in range(args.runs):
+            try:
+                t0 = time.perf_counter()
+                cols, rows = eng.query(sql)
+                entry["times"].append(time.perf_counter() - t0)
+                if run == 0:
+                    entry["columns"] = cols
+                    entry["rows"] = [[fmt_value(v) for v in r] for r in rows]
+            except Exception as e:  # noqa: BLE001 - reported per query
+                entry["times"].append(None)
+                entry["error"] = str(e).strip().splitlines()[0] if str(e).strip() else repr(e)
+        hot = [t for t in entry["times"][1:] if t is not None] or [
+            t for t in entry["times"] if t is not None
+        ]
+        status = f"{min(hot) * 1000:9.1f} ms" if hot else "    error"
+        progress(f"[{args.engine}] Q{i + 1:<2} {status}" + (f"  {entry['error']}" if entry["error"] else ""))
+        out["queries"].append(entry)
+    out["peak_rss"] = peak_rss_bytes()
+    write_json(args.out, out)
+
+
+def num(s):
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def cells_match(a, b):
+    """Equal strings, or both numbers within a relative 1e-9 (as strata-bench compares)."""
+    if a == b:
+        return True
+    x, y = num(a), num(b)
+    if x is None or y is None:
+        return False
+    if math.isnan(x) and math.isnan(y):
+        return True
+    return abs(x - y) <= 1e-9 * max(abs(x), abs(y))
+
+
+def cmd_full(args):
+    """For each query of --spec, the rows of DuckDB's full answer that match one of strata's
+    rows (streamed, so answers of millions of rows are never held or written out whole)."""
+    import duckdb
+
+    with open(args.spec, encoding="utf-8") as f:
+        spec = json.load(f)
+    con = duckdb.connect(args.db, read_only=True)
+    if args.threads:
+        con.execute(f"SET threads = {int(args.threads)}").fetchall()
+    results = []
+    for item in spec:
+        wanted = [list(r) for r in item["rows"]]
+        try:
+            cur = con.execute(item["sql"])
+            cols = [d[0] for d in (cur.description or [])]
+            exact = {}
+            for r in wanted:
+                exact.setdefault(tuple(r), 0)
+                exact[tuple(r)] += 1
+            by_key = None
+            exact_cols = None
+            matched = []
+            total = 0
+            while True:
+                batch = cur.fetchmany(65536)
+                if not batch:
+                    break
+                for raw in batch:
+                    total += 1
+                    row = [fmt_value(v) for v in raw]
+                    t = tuple(row)
+                    if t in exact:
+                        matched.append(row)
+                        continue
+                    if exact_cols is None:
+                        exact_cols = [
+                            j for j, v in enumerate(raw) if not isinstance(v, (float, decimal.Decimal))
+                        ]
+                        by_key = {}
+                        for r in wanted:
+                            by_key.setdefault(tuple(r[j] for j in exact_cols if j < len(r)), []).append(r)
+                    cands = by_key.get(tuple(row[j] for j in exact_cols), ())
+                    if any(len(c) == len(row) and all(map(cells_match, c, row)) for c in cands):
+                        matched.append(row)
+            results.append({"columns": cols, "rows": matched, "total_rows": total, "error": None})
+        except Exception as e:  # noqa: BLE001
+            results.append({"columns": [], "rows": [], "total_rows": 0, "error": str(e)})
+    write_json(args.out, {"results": results})
+
+
+def cmd_check(_args):
+    missing = []
+    for mod in ("duckdb", "chdb"):
+        try:
+            __import__(mod)
+        except Exception as e:  # noqa: BLE001
+            missing.append(f"{mod} ({e})")
+    if missing:
+        print("not importable: " + ", ".join(missing))
+        sys.exit(1)
+
+
+def write_json(path, doc):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False)
+    os.replace(tmp, path)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--engine", choices=["duckdb", "clickhouse"], required=True)
+    src = r.add_mutually_exclusive_group(required=True)
+    src.add_argument("--parquet")
+    src.add_argument("--tsv")
+    r.add_argument("--only", help="1-based query numbers, comma-separated (default: all)")
+    r.add_argument("--create", required=True)
+    r.add_argument("--queries", required=True)
+    r.add_argument("--workdir", required=True)
+    r.add_argument("--runs", type=int, default=3)
+    r.add_argument("--threads", type=int, default=0)
+    r.add_argument("--out", required=True)
+    f = sub.add_parser("full")
+    f.add_argument("--db", required=True)
+    f.add_argument("--spec", required=True, help="JSON: [{sql, rows: strata's rows}]")
+    f.add_argument("--threads", type=int, default=0)
+    f.add_argument("--out", required=True)
+    sub.add_parser("check")
+    args = p.parse_args()
+    {"run": cmd_run, "full": cmd_full, "check": cmd_check}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
