@@ -384,10 +384,41 @@ impl<'t> BlockCtx<'t> {
         }
     }
 
+    /// The value indexes of column `col` at `rows` (`u32::MAX` for NULL).
+    /// For few rows of a column whose row codes are not decoded yet, walks
+    /// the row lists and keeps just those rows instead of decoding every
+    /// row's code.
+    pub fn codes_at(&self, col: usize, rows: &[u32]) -> Result<Vec<u32>> {
+        if self.codes[col].get().is_some() || rows.len() >= (self.rows as usize) / 16 {
+            let codes = self.codes(col)?;
+            return Ok(rows.iter().map(|&r| codes[r as usize]).collect());
+        }
+        let mut want: Vec<(u32, u32)> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| (r, i as u32))
+            .collect();
+        want.sort_unstable();
+        let mut out = vec![u32::MAX; rows.len()];
+        if want.is_empty() {
+            return Ok(out);
+        }
+        self.chunk(col)?.row_lists()?.for_each(|v, s, l| {
+            let mut i = want.partition_point(|x| x.0 < s);
+            while let Some(&(r, o)) = want.get(i) {
+                if r >= s + l {
+                    break;
+                }
+                out[o as usize] = v as u32;
+                i += 1;
+            }
+        })?;
+        Ok(out)
+    }
+
     /// The values of column `col` at `rows`.
     pub fn column_at(&self, col: usize, rows: &[u32]) -> Result<Vector> {
-        let codes = self.codes(col)?;
-        let idx: Vec<u32> = rows.iter().map(|&r| codes[r as usize]).collect();
+        let idx = self.codes_at(col, rows)?;
         let ty = self.ty(col);
         if ty == LType::Varchar && self.values[col].get().is_none() {
             let distinct = self.chunk(col)?.distinct();

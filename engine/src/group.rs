@@ -179,7 +179,7 @@ struct Realized<'a> {
     wit: Option<Vec<u32>>,
 }
 
-/// The first row holding each of `n` codes.
+/// The first position holding each of `n` codes.
 fn first_rows(codes: &[u32], n: usize) -> Vec<u32> {
     let mut w = vec![u32::MAX; n];
     for (r, &c) in codes.iter().enumerate() {
@@ -192,10 +192,51 @@ fn first_rows(codes: &[u32], n: usize) -> Vec<u32> {
     w
 }
 
-fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx) -> Result<Realized<'a>> {
+/// Row codes of column `c` at `rows` (by position): the decoded codes
+/// themselves when every row is selected.
+fn codes_at<'a>(ctx: &'a BlockCtx, c: usize, rows: &[u32]) -> Result<std::borrow::Cow<'a, [u32]>> {
+    Ok(if rows.len() == ctx.rows as usize {
+        std::borrow::Cow::Borrowed(ctx.codes(c)?)
+    } else {
+        std::borrow::Cow::Owned(ctx.codes_at(c, rows)?)
+    })
+}
+
+/// Evaluates `expr` at the selected `rows` only and dedups the results: the
+/// codes are indexed by position in `rows`.
+fn realize_at_rows<'a>(expr: &TExpr, ctx: &BlockCtx, rows: &[u32]) -> Result<Realized<'a>> {
+    let cols = expr.columns();
+    let mut loaded = Vec::new();
+    for c in &cols {
+        loaded.push((*c, ctx.column_at(*c, rows)?));
+    }
+    let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+    let per_row = eval(expr, rows.len(), &inputs)?;
+    let (sel_codes, keys) = dedup_keys(&per_row);
+    let wit = (expr.ty == LType::Varchar).then(|| {
+        let mut w = vec![u32::MAX; keys.len()];
+        for (&r, &c) in rows.iter().zip(&sel_codes) {
+            if let Some(x) = w.get_mut(c as usize) {
+                if *x == u32::MAX {
+                    *x = r;
+                }
+            }
+        }
+        w
+    });
+    Ok(Realized {
+        codes: std::borrow::Cow::Owned(sel_codes),
+        keys,
+        wit,
+    })
+}
+
+/// A key part's codes at the selected `rows` of a block, indexed by
+/// position in `rows`.
+fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<'a>> {
     Ok(match p.kind {
         PartKind::Raw(c) => Realized {
-            codes: std::borrow::Cow::Borrowed(ctx.codes(c)?),
+            codes: codes_at(ctx, c, rows)?,
             keys: ctx.keys(c)?.iter().map(|&k| u128::from(k)).collect(),
             wit: None,
         },
@@ -203,10 +244,14 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx) -> Result<Realized<'a>> {
             let chunk = ctx.chunk(c)?;
             let keys = chunk.hashes()?.as_slice().to_vec();
             Realized {
-                codes: std::borrow::Cow::Borrowed(ctx.codes(c)?),
+                codes: codes_at(ctx, c, rows)?,
                 keys,
                 wit: None,
             }
+        }
+        // Fewer selected rows than distinct values: evaluate per row.
+        PartKind::Expr1(c) if rows.len().saturating_mul(2) < ctx.chunk(c)?.distinct() => {
+            realize_at_rows(&p.expr, ctx, rows)?
         }
         PartKind::Expr1(c) => {
             let vals = ctx.values(c)?;
@@ -215,35 +260,23 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx) -> Result<Realized<'a>> {
             per_value.append(&*eval(&p.expr, 1, &OneColumn(&null_in))?);
             let (map, keys) = dedup_keys(&per_value);
             let n = vals.len();
-            let codes = ctx
-                .codes(c)?
+            let codes = codes_at(ctx, c, rows)?
                 .iter()
                 .map(|&x| map[if x == u32::MAX { n } else { x as usize }])
                 .collect::<Vec<u32>>();
-            let wit = (p.expr.ty == LType::Varchar).then(|| first_rows(&codes, keys.len()));
+            let wit = (p.expr.ty == LType::Varchar).then(|| {
+                first_rows(&codes, keys.len())
+                    .into_iter()
+                    .map(|j| rows.get(j as usize).copied().unwrap_or(u32::MAX))
+                    .collect()
+            });
             Realized {
                 codes: std::borrow::Cow::Owned(codes),
                 keys,
                 wit,
             }
         }
-        PartKind::ExprN => {
-            let all: Vec<u32> = (0..ctx.rows).collect();
-            let cols = p.expr.columns();
-            let mut loaded = Vec::new();
-            for c in &cols {
-                loaded.push((*c, ctx.column_at(*c, &all)?));
-            }
-            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-            let per_row = eval(&p.expr, all.len(), &inputs)?;
-            let (codes, keys) = dedup_keys(&per_row);
-            let wit = (p.expr.ty == LType::Varchar).then(|| first_rows(&codes, keys.len()));
-            Realized {
-                codes: std::borrow::Cow::Owned(codes),
-                keys,
-                wit,
-            }
-        }
+        PartKind::ExprN => realize_at_rows(&p.expr, ctx, rows)?,
     })
 }
 
@@ -267,7 +300,7 @@ fn dedup_keys(v: &Vector) -> (Vec<u32>, Vec<u128>) {
 /// Where an aggregate's argument values are indexed from.
 enum ArgIndex<'a> {
     Const,
-    PerValue(&'a [u32], usize),
+    PerValue(std::borrow::Cow<'a, [u32]>, usize),
     PerRow,
 }
 
@@ -381,7 +414,7 @@ fn arg_values<'a>(
         [c] => {
             let (a, s) = per_value_arg(arg, kind, ctx, *c)?;
             let n = ctx.chunk(*c)?.distinct();
-            (a, ArgIndex::PerValue(ctx.codes(*c)?, n), s)
+            (a, ArgIndex::PerValue(codes_at(ctx, *c, rows)?, n), s)
         }
         _ => {
             let mut loaded = Vec::new();
@@ -456,11 +489,11 @@ fn build_groups(
     let realized: Vec<Realized> = spec
         .parts
         .iter()
-        .map(|p| realize(p, ctx))
+        .map(|p| realize(p, ctx, &rows))
         .collect::<Result<_>>()?;
     let cards: Vec<usize> = realized.iter().map(|r| r.keys.len() + 1).collect();
-    let code_of = |pi: usize, r: u32| -> usize {
-        let c = realized[pi].codes[r as usize];
+    let code_of = |pi: usize, j: u32| -> usize {
+        let c = realized[pi].codes[j as usize];
         if c == u32::MAX {
             cards[pi] - 1
         } else {
@@ -474,17 +507,16 @@ fn build_groups(
             for i in (0..cards.len().saturating_sub(1)).rev() {
                 strides[i] = strides[i + 1] * cards[i + 1];
             }
-            let gids = rows
-                .iter()
-                .map(|&r| {
+            let gids = (0..rows.len() as u32)
+                .map(|j| {
                     (0..cards.len())
-                        .map(|pi| code_of(pi, r) * strides[pi])
+                        .map(|pi| code_of(pi, j) * strides[pi])
                         .sum::<usize>() as u32
                 })
                 .collect();
             (gids, GroupCodes::Dense { n: p, strides })
         }
-        _ => sort_groups(&rows, &cards, &code_of)?,
+        _ => sort_groups(rows.len(), &cards, &code_of)?,
     };
     let n_groups = match &group_codes {
         GroupCodes::Dense { n, .. } => *n,
@@ -508,12 +540,12 @@ fn build_groups(
         }
         for (j, &g) in gids.iter().enumerate() {
             let st = &mut states[g as usize * sw..(g as usize + 1) * sw];
-            let i = match idx {
+            let i = match &idx {
                 ArgIndex::Const => 0,
                 ArgIndex::PerValue(codes, n) => {
-                    let c = codes[rows[j] as usize];
+                    let c = codes[j];
                     if c == u32::MAX {
-                        n
+                        *n
                     } else {
                         c as usize
                     }
@@ -559,7 +591,7 @@ enum GroupCodes {
 /// Sorts the selected rows by their key codes: a counting sort on the
 /// first part, then a sort of each first-part group by the other parts.
 fn sort_groups(
-    rows: &[u32],
+    n: usize,
     cards: &[usize],
     code_of: &dyn Fn(usize, u32) -> usize,
 ) -> Result<(Vec<u32>, GroupCodes)> {
@@ -572,17 +604,17 @@ fn sort_groups(
     }
     let first = cards[0];
     let mut counts = vec![0usize; first + 1];
-    for &r in rows {
-        counts[code_of(0, r) + 1] += 1;
+    for j in 0..n as u32 {
+        counts[code_of(0, j) + 1] += 1;
     }
     for i in 0..first {
         counts[i + 1] += counts[i];
     }
-    let mut order = vec![0u32; rows.len()]; // positions into `rows`
+    let mut order = vec![0u32; n]; // positions into the selected rows
     let mut fill = counts.clone();
-    for (j, &r) in rows.iter().enumerate() {
-        let c = code_of(0, r);
-        order[fill[c]] = j as u32;
+    for j in 0..n as u32 {
+        let c = code_of(0, j);
+        order[fill[c]] = j;
         fill[c] += 1;
     }
     let bits: Vec<u32> = cards[1..]
@@ -596,7 +628,7 @@ fn sort_groups(
         }
         k
     };
-    let mut gids = vec![0u32; rows.len()];
+    let mut gids = vec![0u32; n];
     let mut groups: Vec<Vec<u32>> = Vec::new();
     let mut buf: Vec<(u128, u32)> = Vec::new();
     for c in 0..first {
@@ -605,7 +637,7 @@ fn sort_groups(
             continue;
         }
         buf.clear();
-        buf.extend(order[s..e].iter().map(|&j| (rest(rows[j as usize]), j)));
+        buf.extend(order[s..e].iter().map(|&j| (rest(j), j)));
         buf.sort_unstable();
         let mut prev: Option<u128> = None;
         for &(k, j) in &buf {
