@@ -97,6 +97,7 @@ impl TableWriter {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let dir = parent.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
+        remove_dead_temp_dirs(&parent, &name);
         fs::create_dir(&dir).map_err(|e| FormatError::io("creating", &dir, e))?;
         Ok(TableWriter {
             path: path.to_path_buf(),
@@ -284,6 +285,32 @@ impl Drop for TableWriter {
             }
         } else {
             let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// Removes temporary directories `.{name}.tmp-{pid}-{nanos}` left in `parent`
+/// by writers that were killed (SIGKILL, power loss) before they could clean
+/// up: those whose process no longer exists. Best effort; only where
+/// `/proc` tells which processes are alive.
+fn remove_dead_temp_dirs(parent: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let prefix = format!(".{name}.tmp-");
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = fs::remove_dir_all(entry.path());
         }
     }
 }

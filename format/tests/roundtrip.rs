@@ -316,3 +316,25 @@ fn all_equal_all_distinct_long_and_invalid_strings() {
         700,
     );
 }
+
+#[test]
+fn temp_dirs_of_dead_writers_are_swept_and_live_ones_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    // A pid far above any real one (Linux caps pids at 2^22).
+    let dead = dir.path().join(".t.tmp-99999999-1");
+    let live = dir.path().join(format!(".t.tmp-{}-2", std::process::id()));
+    let other = dir.path().join(".u.tmp-99999999-3");
+    for d in [&dead, &live, &other] {
+        std::fs::create_dir(d).unwrap();
+    }
+    let schema = Schema::new(vec![Field::new("k", DataType::UInt8, false)]).unwrap();
+    let mut w =
+        TableWriter::create(&dir.path().join("t"), schema, WriteOptions::default()).unwrap();
+    let mut c = ColumnData::new_fixed();
+    c.push_key(1).unwrap();
+    w.write_block(vec![c]).unwrap();
+    w.finish().unwrap();
+    assert!(!dead.exists(), "a dead writer's directory is removed");
+    assert!(live.exists(), "a live writer's directory is kept");
+    assert!(other.exists(), "another table's directory is not touched");
+}
