@@ -671,18 +671,7 @@ fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> 
             n += 1;
         }
     }
-    Ok(QueryResult {
-        columns: q
-            .select
-            .iter()
-            .zip(cols)
-            .map(|((name, e), v)| ResultColumn {
-                name: name.clone(),
-                ty: e.ty,
-                values: v.gather(&place),
-            })
-            .collect(),
-    })
+    Ok(select_rows(q, cols, &place))
 }
 
 fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
@@ -753,7 +742,12 @@ fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
         idx.truncate(l as usize);
     }
     let idx32: Vec<u32> = idx.iter().map(|&i| i as u32).collect();
-    Ok(QueryResult {
+    Ok(select_rows(q, cols, &idx32))
+}
+
+/// The result: each select-list column's values gathered at `rows`.
+fn select_rows(q: &Query, cols: Vec<Vector>, rows: &[u32]) -> QueryResult {
+    QueryResult {
         columns: q
             .select
             .iter()
@@ -761,8 +755,8 @@ fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
             .map(|((name, e), v)| ResultColumn {
                 name: name.clone(),
                 ty: e.ty,
-                values: v.gather(&idx32),
+                values: v.gather(rows),
             })
             .collect(),
-    })
+    }
 }
