@@ -6,16 +6,17 @@
 use rayon::prelude::*;
 use strata_format::Table;
 
-use crate::bind::{AggCall, AggFunc, Query};
+use crate::bind::{AggCall, Query};
 use crate::block::{BlockCtx, Sel};
 use crate::error::{internal, EngineError, Result};
-use crate::expr::{eval, Columns, ExprKind, Inputs, TExpr};
+use crate::expr::{eval, Columns, ExprKind, TExpr};
 use crate::filter::{compile, may_match, select, truth_of, Pred};
-use crate::group::{build_block, GroupSpec, PartKind};
+use crate::group::{build_block, GroupSpec};
+use crate::group_output::{GroupRows, SlotInputs};
 use crate::merge::{merge, merge_all, Groups, Pool};
 use crate::order::{sort_indices, SortKey};
 use crate::result::{QueryResult, ResultColumn};
-use crate::value::{value_of_key, LType, Value, Vector};
+use crate::value::Vector;
 
 /// Where a bound group key's values come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -207,104 +208,6 @@ fn collapse(
     out
 }
 
-/// Output slots of the aggregation: group keys then aggregates; string keys
-/// stay as witnesses until their strings are needed.
-enum Slot {
-    Ready(Vector),
-    Strings {
-        col: usize,
-        witnesses: Vec<Option<u64>>,
-    },
-    /// A string-valued expression, recomputed at its witness rows.
-    ExprStrings {
-        expr: TExpr,
-        witnesses: Vec<Option<u64>>,
-    },
-}
-
-struct SlotInputs<'a>(&'a [Vector]);
-
-impl Inputs for SlotInputs<'_> {
-    fn column(&self, col: usize) -> Result<&Vector> {
-        internal(format!("column {col} referenced after aggregation"))
-    }
-    fn slot(&self, slot: usize) -> Result<&Vector> {
-        self.0
-            .get(slot)
-            .ok_or_else(|| EngineError::Internal(format!("no slot {slot}")))
-    }
-}
-
-fn fetch_strings(table: &Table, col: usize, witnesses: &[Option<u64>]) -> Result<Vector> {
-    let mut by_block: std::collections::BTreeMap<usize, Vec<(usize, u32)>> = Default::default();
-    for (i, w) in witnesses.iter().enumerate() {
-        if let Some(w) = w {
-            by_block
-                .entry((w >> 32) as usize)
-                .or_default()
-                .push((i, *w as u32));
-        }
-    }
-    let mut out: Vec<Option<Vec<u8>>> = vec![None; witnesses.len()];
-    let fetched: Vec<Vec<(usize, Option<Vec<u8>>)>> = by_block
-        .into_par_iter()
-        .map(|(b, items)| {
-            let ctx = BlockCtx::new(table, b);
-            let vals: Vec<u32> = items.iter().map(|x| x.1).collect();
-            let strs = ctx.strings_of(col, &vals)?;
-            Ok(items.iter().map(|x| x.0).zip(strs).collect())
-        })
-        .collect::<Result<_>>()?;
-    for list in fetched {
-        for (i, s) in list {
-            out[i] = s;
-        }
-    }
-    let mut v = Vector::empty(LType::Varchar, out.len());
-    for s in out {
-        v.push(&s.map_or(Value::Null, Value::Str));
-    }
-    Ok(v)
-}
-
-/// The values of `expr` at the (block, row) `witnesses` (NULL where none).
-fn fetch_expr_strings(table: &Table, expr: &TExpr, witnesses: &[Option<u64>]) -> Result<Vector> {
-    let mut by_block: std::collections::BTreeMap<usize, Vec<(usize, u32)>> = Default::default();
-    for (i, w) in witnesses.iter().enumerate() {
-        if let Some(w) = w {
-            by_block
-                .entry((w >> 32) as usize)
-                .or_default()
-                .push((i, *w as u32));
-        }
-    }
-    let fetched: Vec<(Vec<usize>, Vector)> = by_block
-        .into_par_iter()
-        .map(|(b, items)| {
-            let ctx = BlockCtx::new(table, b);
-            let rows: Vec<u32> = items.iter().map(|x| x.1).collect();
-            let mut loaded = Vec::new();
-            for c in expr.columns() {
-                loaded.push((c, ctx.column_at(c, &rows)?));
-            }
-            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-            let v = eval(expr, rows.len(), &inputs)?.into_owned();
-            Ok((items.iter().map(|x| x.0).collect(), v))
-        })
-        .collect::<Result<_>>()?;
-    let mut out: Vec<Value> = vec![Value::Null; witnesses.len()];
-    for (idx, v) in fetched {
-        for (j, i) in idx.into_iter().enumerate() {
-            out[i] = v.get(j);
-        }
-    }
-    let mut v = Vector::empty(expr.ty, out.len());
-    for x in &out {
-        v.push(x);
-    }
-    Ok(v)
-}
-
 fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
     let pool = Pool::default();
     let q = &plan.query;
@@ -350,73 +253,26 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
             }
         }
     }
-    let layout = &spec0.layout;
     let mut rows: Vec<&[u64]> = main.rows().collect();
     let empty_state;
     if rows.is_empty() && agg.keys.is_empty() {
-        let mut st = vec![0u64; layout.words];
-        layout.init(&mut st);
+        let mut st = vec![0u64; spec0.layout.words];
+        spec0.layout.init(&mut st);
         empty_state = st;
         rows.push(&empty_state);
     }
-    let n = rows.len();
+    let groups = GroupRows {
+        rows,
+        spec: spec0,
+        plan: ap,
+        agg,
+        table,
+        kb,
+    };
+    let n = groups.len();
 
-    // Slots: the base key parts, then the aggregates.
-    let mut part_slots: Vec<Slot> = Vec::new();
-    for p in spec0.parts.iter().take(ap.base_parts) {
-        let off = p.off;
-        let nulls: Vec<bool> = rows.iter().map(|r| p.nullable && r[off] == 1).collect();
-        let vo = off + usize::from(p.nullable);
-        match p.kind {
-            PartKind::RawStr(col) => {
-                let w = p.witness.unwrap_or(0);
-                part_slots.push(Slot::Strings {
-                    col,
-                    witnesses: rows
-                        .iter()
-                        .zip(&nulls)
-                        .map(|(r, &nl)| (!nl).then(|| r[kb + w]))
-                        .collect(),
-                });
-            }
-            _ if p.expr.ty == LType::Varchar => {
-                let w = p.witness.unwrap_or(0);
-                part_slots.push(Slot::ExprStrings {
-                    expr: p.expr.clone(),
-                    witnesses: rows
-                        .iter()
-                        .zip(&nulls)
-                        .map(|(r, &nl)| (!nl).then(|| r[kb + w]))
-                        .collect(),
-                });
-            }
-            _ => {
-                let mut v = Vector::empty(p.expr.ty, n);
-                for (r, &nl) in rows.iter().zip(&nulls) {
-                    if nl {
-                        v.push(&Value::Null);
-                    } else {
-                        let key = if p.value_words() == 2 {
-                            u128::from(r[vo]) << 64 | u128::from(r[vo + 1])
-                        } else {
-                            u128::from(r[vo])
-                        };
-                        v.push(&value_of_key(p.expr.ty, key));
-                    }
-                }
-                part_slots.push(Slot::Ready(v));
-            }
-        }
-    }
-    let nkeys = agg.keys.len();
-    let mut agg_vecs: Vec<Vector> = Vec::new();
-    for i in 0..agg.aggs.len() {
-        agg_vecs.push(layout.finish(i, &rows, kb));
-    }
-    drop(rows);
-
-    // Which slots are needed for all groups (HAVING, ORDER BY)?
-    let mut needed_all = vec![false; nkeys + agg.aggs.len()];
+    // Which slots are needed at every group (HAVING, ORDER BY)?
+    let mut needed_all = vec![false; agg.keys.len() + agg.aggs.len()];
     let mut mark = |e: &TExpr| {
         e.walk(&mut |x| {
             if let ExprKind::Ref(r) = x.kind {
@@ -432,57 +288,9 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
     for o in &q.order {
         mark(&o.expr);
     }
-    let all_idx: Vec<usize> = (0..n).collect();
-    let build_slots =
-        |idx: &[usize], part_slots: &[Slot], want: &dyn Fn(usize) -> bool| -> Result<Vec<Vector>> {
-            let idx32: Vec<u32> = idx.iter().map(|&i| i as u32).collect();
-            let mut parts: Vec<Vector> = Vec::new();
-            for s in part_slots {
-                parts.push(match s {
-                    Slot::Ready(v) => v.gather(&idx32),
-                    Slot::Strings { col, witnesses } => {
-                        let w: Vec<Option<u64>> = idx.iter().map(|&i| witnesses[i]).collect();
-                        fetch_strings(table, *col, &w)?
-                    }
-                    Slot::ExprStrings { expr, witnesses } => {
-                        let w: Vec<Option<u64>> = idx.iter().map(|&i| witnesses[i]).collect();
-                        fetch_expr_strings(table, expr, &w)?
-                    }
-                });
-            }
-            let mut slots = Vec::new();
-            for (k, src) in ap.keys.iter().enumerate() {
-                if !want(k) {
-                    slots.push(Vector::nulls(agg.keys[k].ty, idx.len()));
-                    continue;
-                }
-                slots.push(match src {
-                    KeySource::Part(i) => parts[*i].clone(),
-                    KeySource::Dependent(e) => {
-                        // Columns of the expression are raw key parts.
-                        let mut cols = Vec::new();
-                        for c in e.columns() {
-                            let pi = ap.keys.iter().zip(&agg.keys).find_map(|(s, k)| match s {
-                                KeySource::Part(i) if k.as_col() == Some(c) => Some(*i),
-                                _ => None,
-                            });
-                            match pi {
-                                Some(i) => cols.push((c, &parts[i])),
-                                None => return internal("dependent key without its column"),
-                            }
-                        }
-                        eval(e, idx.len(), &Columns(cols))?.into_owned()
-                    }
-                });
-            }
-            for v in &agg_vecs {
-                slots.push(v.gather(&idx32));
-            }
-            Ok(slots)
-        };
-    let mut idx = all_idx.clone();
+    let mut idx: Vec<usize> = (0..n).collect();
     if q.having.is_some() || !q.order.is_empty() {
-        let slots = build_slots(&all_idx, &part_slots, &|k| needed_all[k])?;
+        let slots = groups.slots(&idx, &|k| needed_all[k])?;
         if let Some(h) = &q.having {
             let t = truth_of(&*eval(h, n, &SlotInputs(&slots))?);
             idx.retain(|&i| t[i]);
@@ -509,7 +317,7 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
     if let Some(l) = q.limit {
         idx.truncate(l as usize);
     }
-    let slots = build_slots(&idx, &part_slots, &|_| true)?;
+    let slots = groups.slots(&idx, &|_| true)?;
     let mut columns = Vec::new();
     for (name, e) in &q.select {
         let v = eval(e, idx.len(), &SlotInputs(&slots))?.into_owned();
@@ -519,7 +327,6 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
             values: v,
         });
     }
-    let _ = AggFunc::CountStar;
     Ok(QueryResult { columns })
 }
 

@@ -492,14 +492,19 @@ fn build_groups(
         .map(|p| realize(p, ctx, &rows))
         .collect::<Result<_>>()?;
     let cards: Vec<usize> = realized.iter().map(|r| r.keys.len() + 1).collect();
-    let code_of = |pi: usize, j: u32| -> usize {
-        let c = realized[pi].codes[j as usize];
-        if c == u32::MAX {
-            cards[pi] - 1
-        } else {
-            c as usize
-        }
-    };
+    // Each part's codes with NULL as its last code.
+    let codes: Vec<std::borrow::Cow<[u32]>> = realized
+        .iter()
+        .zip(&cards)
+        .map(|(r, &card)| {
+            if r.codes.contains(&u32::MAX) {
+                let null = (card - 1) as u32;
+                std::borrow::Cow::Owned(r.codes.iter().map(|&c| c.min(null)).collect())
+            } else {
+                std::borrow::Cow::Borrowed(&*r.codes)
+            }
+        })
+        .collect();
     let product = cards.iter().try_fold(1usize, |acc, &c| acc.checked_mul(c));
     let (gids, group_codes): (Vec<u32>, GroupCodes) = match product {
         Some(p) if p <= dense_limit(rows.len()) => {
@@ -507,27 +512,25 @@ fn build_groups(
             for i in (0..cards.len().saturating_sub(1)).rev() {
                 strides[i] = strides[i + 1] * cards[i + 1];
             }
-            let gids = (0..rows.len() as u32)
-                .map(|j| {
-                    (0..cards.len())
-                        .map(|pi| code_of(pi, j) * strides[pi])
-                        .sum::<usize>() as u32
-                })
-                .collect();
+            let mut gids = vec![0u32; rows.len()];
+            for (part, &s) in codes.iter().zip(&strides) {
+                for (g, &c) in gids.iter_mut().zip(part.iter()) {
+                    *g += c * s as u32;
+                }
+            }
             (gids, GroupCodes::Dense { n: p, strides })
         }
-        _ => sort_groups(rows.len(), &cards, &code_of)?,
+        _ => sort_groups(rows.len(), &cards, &codes)?,
     };
     let n_groups = match &group_codes {
         GroupCodes::Dense { n, .. } => *n,
-        GroupCodes::Sorted(v) => v.len(),
+        GroupCodes::Sorted(v) => v.len() / cards.len(),
     };
     let mut states = vec![0u64; n_groups * sw];
     for g in 0..n_groups {
         layout.init(&mut states[g * sw..(g + 1) * sw]);
     }
-    for (j, &g) in gids.iter().enumerate() {
-        let _ = j;
+    for &g in &gids {
         states[g as usize * sw] += 1;
     }
     for s in &layout.slots {
@@ -565,7 +568,7 @@ fn build_groups(
         for (pi, p) in spec.parts.iter().enumerate() {
             let code = match &group_codes {
                 GroupCodes::Dense { strides, .. } => g / strides[pi] % cards[pi],
-                GroupCodes::Sorted(v) => v[g][pi] as usize,
+                GroupCodes::Sorted(v) => v[g * cards.len() + pi] as usize,
             };
             let key = realized[pi].keys.get(code).copied();
             put_key(&mut row, p, key);
@@ -583,57 +586,67 @@ fn build_groups(
     Ok(out)
 }
 
+/// How a block's group ids map back to key codes.
 enum GroupCodes {
+    /// Group id = sum of code x stride over the parts.
     Dense { n: usize, strides: Vec<usize> },
-    Sorted(Vec<Vec<u32>>),
+    /// Group `g`'s codes at `[g * parts..(g + 1) * parts]`.
+    Sorted(Vec<u32>),
 }
 
-/// Sorts the selected rows by their key codes: a counting sort on the
-/// first part, then a sort of each first-part group by the other parts.
+/// Sorts the selected rows by their key codes (`codes[part][row]`): a
+/// counting sort on the first part, then a sort of each first-part group by
+/// the other parts packed into one integer.
 fn sort_groups(
     n: usize,
     cards: &[usize],
-    code_of: &dyn Fn(usize, u32) -> usize,
+    codes: &[std::borrow::Cow<[u32]>],
 ) -> Result<(Vec<u32>, GroupCodes)> {
-    let rest_bits: u32 = cards[1..]
+    let bits: Vec<u32> = cards[1..]
         .iter()
         .map(|&c| usize::BITS - (c - 1).leading_zeros())
-        .sum();
-    if rest_bits > 128 {
+        .collect();
+    if bits.iter().sum::<u32>() > 128 {
         return unsupported("group keys wider than 128 bits of codes in one block");
     }
     let first = cards[0];
     let mut counts = vec![0usize; first + 1];
-    for j in 0..n as u32 {
-        counts[code_of(0, j) + 1] += 1;
+    for &c in codes[0].iter() {
+        counts[c as usize + 1] += 1;
     }
     for i in 0..first {
         counts[i + 1] += counts[i];
     }
     let mut order = vec![0u32; n]; // positions into the selected rows
     let mut fill = counts.clone();
-    for j in 0..n as u32 {
-        let c = code_of(0, j);
-        order[fill[c]] = j;
-        fill[c] += 1;
+    for (j, &c) in codes[0].iter().enumerate() {
+        order[fill[c as usize]] = j as u32;
+        fill[c as usize] += 1;
     }
-    let bits: Vec<u32> = cards[1..]
-        .iter()
-        .map(|&c| usize::BITS - (c - 1).leading_zeros())
-        .collect();
-    let rest = |r: u32| -> u128 {
+    let rest = |j: u32| -> u128 {
         let mut k = 0u128;
-        for (i, b) in bits.iter().enumerate() {
-            k = (k << b) | code_of(i + 1, r) as u128;
+        for (part, b) in codes[1..].iter().zip(&bits) {
+            k = (k << b) | u128::from(part[j as usize]);
         }
         k
     };
+    let nparts = cards.len();
     let mut gids = vec![0u32; n];
-    let mut groups: Vec<Vec<u32>> = Vec::new();
+    let mut groups: Vec<u32> = Vec::new();
+    let mut n_groups = 0u32;
     let mut buf: Vec<(u128, u32)> = Vec::new();
     for c in 0..first {
         let (s, e) = (counts[c], counts[c + 1]);
         if s == e {
+            continue;
+        }
+        if e - s == 1 {
+            // One row: its codes are the group's.
+            let j = order[s];
+            groups.push(c as u32);
+            groups.extend(codes[1..].iter().map(|p| p[j as usize]));
+            gids[j as usize] = n_groups;
+            n_groups += 1;
             continue;
         }
         buf.clear();
@@ -642,20 +655,15 @@ fn sort_groups(
         let mut prev: Option<u128> = None;
         for &(k, j) in &buf {
             if prev != Some(k) {
-                let mut codes = vec![c as u32];
-                let mut x = k;
-                let mut parts = vec![0u32; bits.len()];
-                for (i, b) in bits.iter().enumerate().rev() {
-                    parts[i] = (x & ((1u128 << b) - 1)) as u32;
-                    x >>= b;
-                }
-                codes.extend(parts);
-                groups.push(codes);
+                groups.push(c as u32);
+                groups.extend(codes[1..].iter().map(|p| p[j as usize]));
+                n_groups += 1;
                 prev = Some(k);
             }
-            gids[j as usize] = (groups.len() - 1) as u32;
+            gids[j as usize] = n_groups - 1;
         }
     }
+    debug_assert_eq!(groups.len(), n_groups as usize * nparts);
     Ok((gids, GroupCodes::Sorted(groups)))
 }
 

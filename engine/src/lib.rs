@@ -19,6 +19,7 @@ pub mod explain;
 pub mod expr;
 pub mod filter;
 pub mod group;
+pub mod group_output;
 pub mod like;
 pub mod merge;
 pub mod order;
