@@ -403,7 +403,22 @@ impl<'t> BlockCtx<'t> {
         if want.is_empty() {
             return Ok(out);
         }
+        // Most runs hold no wanted row: a bitmap rejects them in O(1).
+        let mut wanted = Bitmap::zeros(self.rows as usize);
+        for &(r, _) in &want {
+            if (r as usize) < wanted.len() {
+                wanted.set(r as usize);
+            }
+        }
         self.chunk(col)?.row_lists()?.for_each(|v, s, l| {
+            let hit = if l == 1 {
+                (s as usize) < wanted.len() && wanted.get(s as usize)
+            } else {
+                wanted.count_range(s, l) > 0
+            };
+            if !hit {
+                return;
+            }
             let mut i = want.partition_point(|x| x.0 < s);
             while let Some(&(r, o)) = want.get(i) {
                 if r >= s + l {

@@ -253,7 +253,8 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
             }
         }
     }
-    let mut rows: Vec<&[u64]> = main.rows().collect();
+    let mut rows: Vec<&[u64]> = Vec::with_capacity(main.len());
+    rows.extend(main.rows());
     let empty_state;
     if rows.is_empty() && agg.keys.is_empty() {
         let mut st = vec![0u64; spec0.layout.words];
