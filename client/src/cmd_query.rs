@@ -78,9 +78,12 @@ pub fn run(args: &QueryArgs) -> Result<()> {
     for stmt in split_statements(&text) {
         let catalog = Recording::new(db.catalog());
         let start = Instant::now();
-        let result = db
-            .query_in(&catalog, &stmt)
-            .map_err(|e| anyhow!(e.render(&stmt)))?;
+        let running = crate::sigint::Running::start(db.interrupter());
+        let result = db.query_in(&catalog, &stmt).map_err(|e| match e {
+            strata::Error::Interrupted => anyhow::Error::new(crate::sigint::Interrupted),
+            e => anyhow!(e.render(&stmt)),
+        })?;
+        drop(running);
         let elapsed = start.elapsed();
         match result
             .write(args.format, &mut out)

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use strata_engine::{Catalog, Engine};
+use strata_engine::{Catalog, Engine, Interrupter};
 
 use crate::error::{Error, Result};
 use crate::result::QueryResult;
@@ -81,6 +81,14 @@ impl Database {
     /// Number of worker threads queries run on.
     pub fn threads(&self) -> usize {
         self.engine.threads()
+    }
+
+    /// A handle that interrupts the queries running on this database (its
+    /// clones included) from another thread; they fail with
+    /// [`Error::Interrupted`](crate::Error::Interrupted). Later queries are
+    /// not affected.
+    pub fn interrupter(&self) -> Interrupter {
+        self.engine.interrupter()
     }
 
     /// Names of the tables in the directory (subdirectories holding a
@@ -189,6 +197,12 @@ impl Table {
     /// The plan of `sql` and the strategy chosen for each block, as text.
     pub fn explain(&self, sql: &str) -> Result<String> {
         Ok(self.engine.explain(&self.inner, sql)?)
+    }
+
+    /// A handle that interrupts the queries running on this table; see
+    /// [`Database::interrupter`].
+    pub fn interrupter(&self) -> Interrupter {
+        self.engine.interrupter()
     }
 
     /// The storage-level table (schema, blocks, statistics).

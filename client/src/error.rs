@@ -25,6 +25,10 @@ pub enum Error {
     /// The table's files could not be read: missing, unreadable or damaged.
     #[error(transparent)]
     Data(#[from] FormatError),
+    /// The query was interrupted through an [`Interrupter`](crate::Interrupter)
+    /// (Ctrl-C in the CLI).
+    #[error("query interrupted")]
+    Interrupted,
     /// An I/O error outside the table files (for example a missing database
     /// directory).
     #[error("{context}: {source}")]
@@ -100,6 +104,7 @@ impl From<EngineError> for Error {
                 }
             }
             EngineError::Format(f) => Error::Data(f),
+            EngineError::Interrupted => Error::Interrupted,
             other => Error::Query(other),
         }
     }

@@ -33,7 +33,7 @@ mod result;
 pub use database::{Database, Options, Table};
 pub use error::{Error, Result};
 pub use result::{Column, ColumnValues, QueryResult, Row, Rows};
-pub use strata_engine::{LType as DataType, Value};
+pub use strata_engine::{Interrupter, LType as DataType, Value};
 pub use strata_format as format;
 
 /// The query engine crate, for callers that need its lower-level API.

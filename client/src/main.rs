@@ -13,6 +13,7 @@ mod cmd_query;
 mod cmd_verify;
 mod ingest_cmd;
 mod repl;
+mod sigint;
 
 use strata::output;
 
@@ -68,6 +69,17 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    let shell = match &cli.command {
+        Some(Command::Repl(_)) => true,
+        None => std::io::stdin().is_terminal(),
+        _ => false,
+    };
+    if matches!(
+        cli.command,
+        Some(Command::Query(_)) | Some(Command::Repl(_)) | None
+    ) {
+        sigint::install(shell);
+    }
     let result = match cli.command {
         Some(Command::Query(args)) => cmd_query::run(&args).map(|()| true),
         Some(Command::Explain(args)) => cmd_query::explain(&args).map(|()| true),
@@ -83,6 +95,10 @@ fn main() -> ExitCode {
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(EXIT_ERROR),
+        Err(e) if e.downcast_ref::<sigint::Interrupted>().is_some() => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(sigint::EXIT_INTERRUPTED)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(EXIT_ERROR)

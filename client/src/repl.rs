@@ -268,7 +268,10 @@ impl Shell {
     fn execute(&self, sql: &str) {
         let catalog = Recording::new(self.db.catalog());
         let start = Instant::now();
-        match self.db.query_in(&catalog, sql) {
+        let running = crate::sigint::Running::start(self.db.interrupter());
+        let outcome = self.db.query_in(&catalog, sql);
+        drop(running);
+        match outcome {
             Ok(result) => {
                 let elapsed = start.elapsed();
                 let mut out = std::io::stdout().lock();

@@ -35,6 +35,9 @@ pub enum EngineError {
     /// Reading the table failed: I/O error or corrupt data.
     #[error(transparent)]
     Format(#[from] FormatError),
+    /// The query was interrupted (Ctrl-C, [`crate::Interrupter`]).
+    #[error("query interrupted")]
+    Interrupted,
     /// A bug in strata.
     #[error("internal error: {0}")]
     Internal(String),

@@ -13,7 +13,8 @@ use crate::expr::{eval, Columns, ExprKind, TExpr};
 use crate::filter::{compile, may_match, select, truth_of, Pred};
 use crate::group::{build_block, GroupSpec};
 use crate::group_output::{GroupRows, SlotInputs};
-use crate::merge::{merge, merge_all, Groups, Pool};
+use crate::interrupt::Watch;
+use crate::merge::{merge_all, Groups, Pool};
 use crate::order::{sort_indices, SortKey};
 use crate::result::{QueryResult, ResultColumn};
 use crate::value::Vector;
@@ -51,6 +52,8 @@ pub struct Plan {
     pub pred: Pred,
     /// The aggregation, if any.
     pub agg: Option<AggPlan>,
+    /// Checked at every block: whether the query was interrupted.
+    pub watch: Watch,
 }
 
 /// Plans a bound query against a table.
@@ -60,7 +63,12 @@ pub fn plan(query: Query, table: &Table) -> Result<Plan> {
         None => None,
         Some(a) => Some(plan_agg(&a.keys, &a.aggs, table)?),
     };
-    Ok(Plan { query, pred, agg })
+    Ok(Plan {
+        query,
+        pred,
+        agg,
+        watch: Watch::default(),
+    })
 }
 
 fn estimate(table: &Table, e: &TExpr) -> u64 {
@@ -151,13 +159,15 @@ fn run_pass(spec: &GroupSpec, plan: &Plan, table: &Table, pool: &Pool) -> Result
     let parts: Vec<Groups> = blocks
         .par_iter()
         .map(|&b| {
+            plan.watch.check()?;
             let ctx = BlockCtx::new(table, b);
             let sel = select(&plan.pred, &ctx)?;
             build_block(spec, &ctx, &sel, pool)
         })
         .collect::<Result<_>>()?;
-    let _ = merge;
-    Ok(merge_all(parts, &spec.layout, pool, kw, stride))
+    let merged = merge_all(parts, &spec.layout, pool, kw, stride);
+    plan.watch.check()?;
+    Ok(merged)
 }
 
 /// Collapses groups keyed by (base key, distinct value) into base-key
@@ -362,6 +372,7 @@ fn rows_of_block(
     keep: Option<usize>,
     materialize: bool,
 ) -> Result<RowsOut> {
+    plan.watch.check()?;
     let q = &plan.query;
     let ctx = BlockCtx::new(table, b);
     let sel = select(&plan.pred, &ctx)?;

@@ -20,6 +20,7 @@ pub mod expr;
 pub mod filter;
 pub mod group;
 pub mod group_output;
+pub mod interrupt;
 pub mod like;
 pub mod merge;
 pub mod order;
@@ -33,6 +34,7 @@ use std::path::{Path, PathBuf};
 use strata_format::Table;
 
 pub use error::{EngineError, Result};
+pub use interrupt::Interrupter;
 pub use result::{QueryResult, ResultColumn};
 pub use value::{LType, Value, Vector};
 
@@ -90,6 +92,7 @@ impl Catalog for Database {
 #[derive(Debug)]
 pub struct Engine {
     pool: rayon::ThreadPool,
+    interrupter: Interrupter,
 }
 
 impl Engine {
@@ -100,7 +103,10 @@ impl Engine {
             .thread_name(|i| format!("strata-{i}"))
             .build()
             .map_err(|e| EngineError::Internal(format!("thread pool: {e}")))?;
-        Ok(Engine { pool })
+        Ok(Engine {
+            pool,
+            interrupter: Interrupter::default(),
+        })
     }
 
     /// Number of threads.
@@ -108,9 +114,17 @@ impl Engine {
         self.pool.current_num_threads()
     }
 
+    /// A handle that interrupts the queries running on this engine (from
+    /// another thread, e.g. on Ctrl-C): they fail with
+    /// [`EngineError::Interrupted`] at their next block boundary.
+    pub fn interrupter(&self) -> Interrupter {
+        self.interrupter.clone()
+    }
+
     /// Runs `sql` against `table` (whatever name its FROM clause uses).
     /// `EXPLAIN <query>` returns the plan as a one-column result.
     pub fn query(&self, table: &Table, sql: &str) -> Result<QueryResult> {
+        let watch = self.interrupter.watch();
         if let Some(inner) = bind::strip_explain(sql) {
             let text = self.explain(table, inner)?;
             let mut v = Vector::empty(LType::Varchar, 0);
@@ -128,7 +142,8 @@ impl Engine {
         let q = bind::parse(sql)?;
         let bound = bind::bind(&q, table.schema())?;
         self.pool.install(|| {
-            let plan = exec::plan(bound, table)?;
+            let mut plan = exec::plan(bound, table)?;
+            plan.watch = watch;
             exec::run(&plan, table)
         })
     }

@@ -1,0 +1,131 @@
+//! Ctrl-C (SIGINT) interrupts a running query: a one-shot `strata query`
+//! exits with status 130, the shell reports it and takes the next statement.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+fn strata() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_strata"));
+    c.env("RUST_BACKTRACE", "0");
+    c
+}
+
+/// Table `t` of 300,000 rows in 1,024-row blocks: many block boundaries
+/// for an interrupt to stop at.
+fn make_table(dir: &Path) {
+    let csv = dir.join("t.csv");
+    let mut text = String::from("a,b\n");
+    for i in 0..300_000u64 {
+        text.push_str(&format!("{i},{}\n", i * 7919 % 100_003));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let out = strata()
+        .args(["ingest", "--no-sync", "--block-rows", "1024", "--table"])
+        .arg(dir.join("t"))
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A query that takes many seconds: eight COUNT(DISTINCT) passes over
+/// every block.
+const SLOW: &str = "SELECT a % 7, count(DISTINCT a), count(DISTINCT b), \
+    count(DISTINCT a + b), count(DISTINCT a * b), count(DISTINCT a - b), \
+    count(DISTINCT a * 3 + b), count(DISTINCT a * 5 + b), \
+    count(DISTINCT a * 11 + b) FROM t GROUP BY 1 ORDER BY 1";
+
+fn interrupt(child: &Child) {
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+}
+
+/// Waits for `child` to exit, failing the test after `limit`.
+fn wait_within(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("no exit within {limit:?} of the interrupt");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn ctrl_c_interrupts_a_one_shot_query_with_status_130() {
+    let dir = tempfile::tempdir().unwrap();
+    make_table(dir.path());
+    let mut child = strata()
+        .args(["query", "--format", "csv", "--db"])
+        .arg(dir.path())
+        .arg(SLOW)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    interrupt(&child);
+    let status = wait_within(&mut child, Duration::from_secs(5));
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "stderr: {stderr}");
+    assert!(stderr.contains("query interrupted"), "stderr: {stderr}");
+}
+
+#[test]
+fn ctrl_c_in_the_shell_interrupts_the_query_and_keeps_the_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    make_table(dir.path());
+    let mut child = strata()
+        .args(["repl", "--db"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, ".mode csv").unwrap();
+    writeln!(stdin, "{SLOW};").unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    interrupt(&child);
+    writeln!(stdin, "SELECT count(*) AS n FROM t;").unwrap();
+    writeln!(stdin, ".quit").unwrap();
+    drop(stdin);
+    let status = wait_within(&mut child, Duration::from_secs(5));
+    let (mut out, mut err) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "stderr: {err}");
+    assert!(err.contains("query interrupted"), "stderr: {err}");
+    assert!(out.contains("n\n300000\n"), "stdout: {out}");
+}
