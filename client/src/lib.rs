@@ -25,6 +25,8 @@
 //! between threads and run queries concurrently; each query runs on the
 //! handle's thread pool (see [`Options::threads`]).
 
+#[cfg(feature = "arrow")]
+mod arrow;
 mod database;
 mod error;
 pub mod output;
