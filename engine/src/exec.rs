@@ -17,7 +17,8 @@ use crate::interrupt::Watch;
 use crate::merge::{merge_all, Groups, Pool};
 use crate::order::{sort_indices, SortKey};
 use crate::result::{QueryResult, ResultColumn};
-use crate::value::Vector;
+use crate::topk;
+use crate::value::{LType, Vector};
 
 /// Where a bound group key's values come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -345,6 +346,9 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
 /// (empty when not materialised).
 struct RowsOut {
     rows: Vec<u32>,
+    /// With the leading-values shortcut: the storage key of the last value
+    /// taken (at least `keep` selected rows sort no later than it).
+    bound: Option<u64>,
     order: Vec<Vector>,
     cols: Vec<Vector>,
 }
@@ -376,7 +380,21 @@ fn rows_of_block(
     let q = &plan.query;
     let ctx = BlockCtx::new(table, b);
     let sel = select(&plan.pred, &ctx)?;
-    let mut rows = sel.rows(ctx.rows);
+    // ORDER BY a stored column: only the rows of its leading values.
+    let mut bound = None;
+    let leading = match (keep, leading_column(plan, table)) {
+        (Some(k), Some((c, desc, nulls_first))) if k < sel.count(ctx.rows) => {
+            topk::leading_rows(&ctx, &sel, c, desc, nulls_first, k)?
+        }
+        _ => None,
+    };
+    let mut rows = match leading {
+        Some((rows, key)) => {
+            bound = Some(key);
+            rows
+        }
+        None => sel.rows(ctx.rows),
+    };
     if sel == Sel::Empty {
         rows.clear();
     }
@@ -417,7 +435,87 @@ fn rows_of_block(
         order,
         cols: load(&rows, &sel_exprs)?,
         rows,
+        bound,
     })
+}
+
+/// The best rows of each block for `ORDER BY <column c> LIMIT keep` (NULLS
+/// LAST), visiting blocks from the one whose statistics promise the best
+/// value, a wave of one block per thread at a time; a block whose best
+/// value sorts after the `keep` rows already found is skipped. On nearly
+/// sorted data that reads one or two blocks.
+fn leading_blocks(
+    plan: &Plan,
+    table: &Table,
+    blocks: Vec<usize>,
+    keep: usize,
+    c: usize,
+    desc: bool,
+) -> Result<Vec<(usize, RowsOut)>> {
+    use std::cmp::Ordering;
+    let better = |x: u64, y: u64| if desc { y.cmp(&x) } else { x.cmp(&y) };
+    // Each block's best key; all-NULL blocks (None) sort last.
+    let mut order: Vec<(Option<u64>, usize)> = blocks
+        .iter()
+        .map(|&b| {
+            let s = table.stats(b, c);
+            (
+                (s.distinct > 0).then_some(if desc { s.max } else { s.min }),
+                b,
+            )
+        })
+        .collect();
+    order.sort_by(|a, b| match (a.0, b.0) {
+        (Some(x), Some(y)) => better(x, y),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    });
+    let wave = rayon::current_num_threads().max(1);
+    let mut threshold: Option<u64> = None;
+    let mut outs = Vec::new();
+    for chunk in order.chunks(wave) {
+        // Blocks are in order: once one cannot reach the top, none after can.
+        let batch: Vec<usize> = chunk
+            .iter()
+            .take_while(|(best, _)| match (best, threshold) {
+                (_, None) => true,
+                (Some(x), Some(t)) => better(*x, t) != Ordering::Greater,
+                (None, Some(_)) => false,
+            })
+            .map(|x| x.1)
+            .collect();
+        if batch.is_empty() {
+            break;
+        }
+        let got: Vec<RowsOut> = batch
+            .par_iter()
+            .map(|&b| rows_of_block(plan, table, b, Some(keep), false))
+            .collect::<Result<_>>()?;
+        for (b, o) in batch.into_iter().zip(got) {
+            if let Some(k) = o.bound {
+                threshold = Some(match threshold {
+                    Some(t) if better(t, k) == Ordering::Less => t,
+                    _ => k,
+                });
+            }
+            outs.push((b, o));
+        }
+    }
+    Ok(outs)
+}
+
+/// The first ORDER BY key when it is a stored fixed-width column (whose
+/// values are stored sorted): its column, DESC and NULLS FIRST.
+fn leading_column(plan: &Plan, table: &Table) -> Option<(usize, bool, bool)> {
+    let o = plan.query.order.first()?;
+    let c = o.expr.as_col()?;
+    let f = table.schema().fields.get(c)?;
+    (o.expr.ty != LType::Varchar && LType::from_storage(f.data_type) == o.expr.ty).then_some((
+        c,
+        o.desc,
+        o.nulls_first,
+    ))
 }
 
 /// ORDER BY ... LIMIT: each block's best rows by the order keys only, then
@@ -425,17 +523,24 @@ fn rows_of_block(
 fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> {
     let q = &plan.query;
     let blocks = live_blocks(plan, table);
-    let outs: Vec<RowsOut> = blocks
-        .par_iter()
-        .map(|&b| rows_of_block(plan, table, b, Some(keep), false))
-        .collect::<Result<_>>()?;
+    let outs: Vec<(usize, RowsOut)> = match leading_column(plan, table) {
+        Some((c, desc, false)) => leading_blocks(plan, table, blocks, keep, c, desc)?,
+        _ => {
+            let outs: Vec<RowsOut> = blocks
+                .par_iter()
+                .map(|&b| rows_of_block(plan, table, b, Some(keep), false))
+                .collect::<Result<_>>()?;
+            blocks.into_iter().zip(outs).collect()
+        }
+    };
     let mut order: Vec<Vector> = q
         .order
         .iter()
         .map(|o| Vector::empty(o.expr.ty, 0))
         .collect();
     let mut at: Vec<(usize, u32)> = Vec::new();
-    for (o, &b) in outs.iter().zip(&blocks) {
+    for (b, o) in &outs {
+        let b = *b;
         for (a, v) in order.iter_mut().zip(&o.order) {
             a.append(v);
         }

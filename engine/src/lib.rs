@@ -27,6 +27,7 @@ pub mod order;
 pub mod result;
 pub mod scalar;
 pub mod strfn;
+pub mod topk;
 pub mod value;
 
 use std::path::{Path, PathBuf};
