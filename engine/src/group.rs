@@ -13,7 +13,7 @@ use strata_format::Table;
 use crate::agg::{str_prefix, str_ranks, ArgValues, StateKind, StateLayout, StrArena};
 use crate::bind::AggCall;
 use crate::block::{BlockCtx, Sel};
-use crate::error::{unsupported, Result};
+use crate::error::Result;
 use crate::expr::{eval, Columns, OneColumn, TExpr};
 use crate::merge::{Groups, Pool};
 use crate::value::{LType, Vector};
@@ -520,7 +520,7 @@ fn build_groups(
             }
             (gids, GroupCodes::Dense { n: p, strides })
         }
-        _ => sort_groups(rows.len(), &cards, &codes)?,
+        _ => sort_groups(rows.len(), &cards, &codes),
     };
     let n_groups = match &group_codes {
         GroupCodes::Dense { n, .. } => *n,
@@ -594,77 +594,54 @@ enum GroupCodes {
     Sorted(Vec<u32>),
 }
 
-/// Sorts the selected rows by their key codes (`codes[part][row]`): a
-/// counting sort on the first part, then a sort of each first-part group by
-/// the other parts packed into one integer.
+/// Sorts the selected rows by their key codes (`codes[part][row]`, each
+/// part's codes dense below its cardinality): a stable counting sort per
+/// part, last part first (LSD radix), so the whole sort is linear in the
+/// rows plus the code spaces. Returns each row's group id and the groups'
+/// codes.
 fn sort_groups(
     n: usize,
     cards: &[usize],
     codes: &[std::borrow::Cow<[u32]>],
-) -> Result<(Vec<u32>, GroupCodes)> {
-    let bits: Vec<u32> = cards[1..]
-        .iter()
-        .map(|&c| usize::BITS - (c - 1).leading_zeros())
-        .collect();
-    if bits.iter().sum::<u32>() > 128 {
-        return unsupported("group keys wider than 128 bits of codes in one block");
-    }
-    let first = cards[0];
-    let mut counts = vec![0usize; first + 1];
-    for &c in codes[0].iter() {
-        counts[c as usize + 1] += 1;
-    }
-    for i in 0..first {
-        counts[i + 1] += counts[i];
-    }
-    let mut order = vec![0u32; n]; // positions into the selected rows
-    let mut fill = counts.clone();
-    for (j, &c) in codes[0].iter().enumerate() {
-        order[fill[c as usize]] = j as u32;
-        fill[c as usize] += 1;
-    }
-    let rest = |j: u32| -> u128 {
-        let mut k = 0u128;
-        for (part, b) in codes[1..].iter().zip(&bits) {
-            k = (k << b) | u128::from(part[j as usize]);
+) -> (Vec<u32>, GroupCodes) {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    let mut next = vec![0u32; n];
+    let mut counts: Vec<u32> = Vec::new();
+    for (part, &card) in codes.iter().zip(cards).rev() {
+        if card <= 1 {
+            continue;
         }
-        k
-    };
+        counts.clear();
+        counts.resize(card + 1, 0);
+        for &c in part.iter() {
+            counts[c as usize + 1] += 1;
+        }
+        for i in 0..card {
+            counts[i + 1] += counts[i];
+        }
+        for &j in &order {
+            let c = part[j as usize] as usize;
+            next[counts[c] as usize] = j;
+            counts[c] += 1;
+        }
+        std::mem::swap(&mut order, &mut next);
+    }
     let nparts = cards.len();
     let mut gids = vec![0u32; n];
     let mut groups: Vec<u32> = Vec::new();
     let mut n_groups = 0u32;
-    let mut buf: Vec<(u128, u32)> = Vec::new();
-    for c in 0..first {
-        let (s, e) = (counts[c], counts[c + 1]);
-        if s == e {
-            continue;
-        }
-        if e - s == 1 {
-            // One row: its codes are the group's.
-            let j = order[s];
-            groups.push(c as u32);
-            groups.extend(codes[1..].iter().map(|p| p[j as usize]));
-            gids[j as usize] = n_groups;
+    let mut prev: Option<u32> = None;
+    for &j in &order {
+        let same = prev.is_some_and(|p| codes.iter().all(|c| c[p as usize] == c[j as usize]));
+        if !same {
+            groups.extend(codes.iter().map(|c| c[j as usize]));
             n_groups += 1;
-            continue;
         }
-        buf.clear();
-        buf.extend(order[s..e].iter().map(|&j| (rest(j), j)));
-        buf.sort_unstable();
-        let mut prev: Option<u128> = None;
-        for &(k, j) in &buf {
-            if prev != Some(k) {
-                groups.push(c as u32);
-                groups.extend(codes[1..].iter().map(|p| p[j as usize]));
-                n_groups += 1;
-                prev = Some(k);
-            }
-            gids[j as usize] = n_groups - 1;
-        }
+        gids[j as usize] = n_groups - 1;
+        prev = Some(j);
     }
     debug_assert_eq!(groups.len(), n_groups as usize * nparts);
-    Ok((gids, GroupCodes::Sorted(groups)))
+    (gids, GroupCodes::Sorted(groups))
 }
 
 /// Per distinct value, the selected rows holding it; and selected NULL rows.
