@@ -24,6 +24,10 @@ pub struct QueryArgs {
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Memory each query's results may hold, e.g. 4GB or 512MiB (default:
+    /// 80% of physical memory).
+    #[arg(long, value_parser = parse_memory_limit)]
+    pub memory_limit: Option<u64>,
     /// Report each statement's wall time, and the rows and block-file bytes
     /// of the table it read, on standard error.
     #[arg(long)]
@@ -38,6 +42,20 @@ pub struct QueryArgs {
     pub sql: Option<String>,
 }
 
+/// Parses `--memory-limit`.
+pub fn parse_memory_limit(text: &str) -> std::result::Result<u64, String> {
+    strata::engine::budget::parse_bytes(text)
+}
+
+/// Database options from the common flags.
+pub fn options(threads: usize, memory_limit: Option<u64>) -> Options {
+    let options = Options::new().threads(threads);
+    match memory_limit {
+        Some(bytes) => options.memory_limit(bytes),
+        None => options,
+    }
+}
+
 impl QueryArgs {
     /// `strata` with no arguments and standard input not a terminal.
     pub fn from_stdin() -> QueryArgs {
@@ -45,6 +63,7 @@ impl QueryArgs {
             db: PathBuf::from("."),
             format: Format::Table,
             threads: 0,
+            memory_limit: None,
             timing: false,
             output: None,
             file: None,
@@ -68,7 +87,10 @@ pub fn run(args: &QueryArgs) -> Result<()> {
             s
         }
     };
-    let db = Database::open_with(&args.db, Options::new().threads(args.threads))?;
+    let db = Database::open_with(
+        &args.db,
+        crate::cmd_query::options(args.threads, args.memory_limit),
+    )?;
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,

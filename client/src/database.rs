@@ -16,6 +16,10 @@ use crate::DataType;
 pub struct Options {
     /// Worker threads each query runs on (0, the default: one per core).
     pub threads: usize,
+    /// Bytes each query's results may hold; `None`, the default: 80% of
+    /// physical memory. A query going over fails with a "result too large"
+    /// error instead of exhausting the machine.
+    pub memory_limit: Option<u64>,
 }
 
 impl Options {
@@ -29,10 +33,20 @@ impl Options {
         self.threads = threads;
         self
     }
+
+    /// Sets the memory each query's results may hold, in bytes.
+    pub fn memory_limit(mut self, bytes: u64) -> Options {
+        self.memory_limit = Some(bytes);
+        self
+    }
 }
 
 fn engine(options: Options) -> Result<Arc<Engine>> {
-    Ok(Arc::new(Engine::new(options.threads)?))
+    let engine = Engine::new(options.threads)?;
+    Ok(Arc::new(match options.memory_limit {
+        Some(limit) => engine.with_memory_limit(Some(limit)),
+        None => engine,
+    }))
 }
 
 /// A directory of tables: `FROM hits` reads `<dir>/hits`; a quoted path

@@ -15,9 +15,9 @@ use rustyline::hint::Hinter;
 use rustyline::history::{FileHistory, History};
 use rustyline::validate::Validator;
 use rustyline::{Config, Context, Editor, Helper};
-use strata::{Database, Options};
+use strata::Database;
 
-use crate::cmd_query::{split_statements, Recording};
+use crate::cmd_query::{parse_memory_limit, split_statements, Recording};
 use crate::output::Format;
 
 /// Arguments of `strata repl`.
@@ -29,6 +29,10 @@ pub struct ReplArgs {
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Memory each query's results may hold, e.g. 4GB or 512MiB (default:
+    /// 80% of physical memory).
+    #[arg(long, value_parser = parse_memory_limit)]
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for ReplArgs {
@@ -36,6 +40,7 @@ impl Default for ReplArgs {
         ReplArgs {
             db: PathBuf::from("."),
             threads: 0,
+            memory_limit: None,
         }
     }
 }
@@ -145,7 +150,10 @@ enum Next {
 
 /// Runs the shell until `.quit` or end of input.
 pub fn run(args: &ReplArgs) -> Result<()> {
-    let db = Database::open_with(&args.db, Options::new().threads(args.threads))?;
+    let db = Database::open_with(
+        &args.db,
+        crate::cmd_query::options(args.threads, args.memory_limit),
+    )?;
     let config = Config::builder()
         .auto_add_history(false)
         .max_history_size(10_000)?

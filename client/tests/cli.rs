@@ -290,6 +290,26 @@ fn query_errors_exit_1_with_a_message() {
 }
 
 #[test]
+fn a_result_over_the_memory_limit_is_an_error() {
+    let db = Db::new();
+    let sql = "SELECT name, COUNT(*) FROM people GROUP BY name";
+    let e = fails(&db.query(&["--memory-limit", "1KB", sql]), 1);
+    assert!(e.contains("result too large"), "{e}");
+    assert!(e.contains("memory limit of 1000 bytes"), "{e}");
+    let e = fails(
+        &db.query(&["--memory-limit", "10", "SELECT * FROM people"]),
+        1,
+    );
+    assert!(e.contains("the result rows need more than"), "{e}");
+    // A generous limit changes nothing.
+    let out = ok(&db.query(&["--memory-limit", "1GiB", "--format", "csv", sql]));
+    assert_eq!(out.lines().count(), 4, "{out}");
+    // A malformed size is a usage error.
+    let e = fails(&db.query(&["--memory-limit", "lots", sql]), 2);
+    assert!(e.contains("invalid size"), "{e}");
+}
+
+#[test]
 fn syntax_errors_point_at_the_position() {
     let db = Db::new();
     let e = fails(&db.query(&["SELECT id\nFROM people\nWHERE id = = 1"]), 1);

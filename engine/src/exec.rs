@@ -8,6 +8,7 @@ use strata_format::Table;
 
 use crate::bind::{AggCall, Query};
 use crate::block::{BlockCtx, Sel};
+use crate::budget::{vector_bytes, Budget};
 use crate::error::{internal, EngineError, Result};
 use crate::expr::{eval, Columns, ExprKind, TExpr};
 use crate::filter::{compile, may_match, select, truth_of, Pred};
@@ -55,6 +56,8 @@ pub struct Plan {
     pub agg: Option<AggPlan>,
     /// Checked at every block: whether the query was interrupted.
     pub watch: Watch,
+    /// The memory the query's results may hold.
+    pub budget: Budget,
 }
 
 /// Plans a bound query against a table.
@@ -69,6 +72,7 @@ pub fn plan(query: Query, table: &Table) -> Result<Plan> {
         pred,
         agg,
         watch: Watch::default(),
+        budget: Budget::default(),
     })
 }
 
@@ -163,7 +167,10 @@ fn run_pass(spec: &GroupSpec, plan: &Plan, table: &Table, pool: &Pool) -> Result
             plan.watch.check()?;
             let ctx = BlockCtx::new(table, b);
             let sel = select(&plan.pred, &ctx)?;
-            build_block(spec, &ctx, &sel, pool)
+            let groups = build_block(spec, &ctx, &sel, pool)?;
+            let bytes = groups.pieces.iter().map(|p| 8 * p.capacity() as u64).sum();
+            plan.budget.charge(bytes, "the groups")?;
+            Ok(groups)
         })
         .collect::<Result<_>>()?;
     let merged = merge_all(parts, &spec.layout, pool, kw, stride);
@@ -431,9 +438,12 @@ fn rows_of_block(
         Some(o) => o,
         None => load(&rows, &order_exprs)?,
     };
+    let cols = load(&rows, &sel_exprs)?;
+    let bytes = order.iter().chain(&cols).map(vector_bytes).sum();
+    plan.budget.charge(bytes, "the result rows")?;
     Ok(RowsOut {
         order,
-        cols: load(&rows, &sel_exprs)?,
+        cols,
         rows,
         bound,
     })

@@ -13,6 +13,7 @@
 pub mod agg;
 pub mod bind;
 pub mod block;
+pub mod budget;
 pub mod error;
 pub mod exec;
 pub mod explain;
@@ -94,6 +95,7 @@ impl Catalog for Database {
 pub struct Engine {
     pool: rayon::ThreadPool,
     interrupter: Interrupter,
+    memory_limit: Option<u64>,
 }
 
 impl Engine {
@@ -107,12 +109,26 @@ impl Engine {
         Ok(Engine {
             pool,
             interrupter: Interrupter::default(),
+            memory_limit: budget::default_limit(),
         })
     }
 
     /// Number of threads.
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
+    }
+
+    /// Limits the memory each query's results may hold (`None`: no
+    /// limit); the default is 80% of physical memory. A query going over
+    /// it fails with [`EngineError::TooLarge`].
+    pub fn with_memory_limit(mut self, bytes: Option<u64>) -> Engine {
+        self.memory_limit = bytes;
+        self
+    }
+
+    /// The per-query memory limit in bytes, if any.
+    pub fn memory_limit(&self) -> Option<u64> {
+        self.memory_limit
     }
 
     /// A handle that interrupts the queries running on this engine (from
@@ -145,6 +161,7 @@ impl Engine {
         self.pool.install(|| {
             let mut plan = exec::plan(bound, table)?;
             plan.watch = watch;
+            plan.budget = budget::Budget::new(self.memory_limit);
             exec::run(&plan, table)
         })
     }
