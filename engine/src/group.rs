@@ -254,12 +254,9 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<
             realize_at_rows(&p.expr, ctx, rows)?
         }
         PartKind::Expr1(c) => {
-            let vals = ctx.values(c)?;
-            let mut per_value = eval(&p.expr, vals.len(), &OneColumn(vals))?.into_owned();
-            let null_in = Vector::nulls(vals.ty, 1);
-            per_value.append(&*eval(&p.expr, 1, &OneColumn(&null_in))?);
+            let per_value = eval_per_value(&p.expr, ctx, c)?;
             let (map, keys) = dedup_keys(&per_value);
-            let n = vals.len();
+            let n = per_value.len() - 1;
             let codes = codes_at(ctx, c, rows)?
                 .iter()
                 .map(|&x| map[if x == u32::MAX { n } else { x as usize }])
@@ -339,11 +336,33 @@ fn per_value_arg(
         valid.push(false);
         return Ok((ArgValues::Key(keys, valid), Some(StrSource::Column(c))));
     }
+    Ok(values_for(kind, &eval_per_value(arg, ctx, c)?))
+}
+
+/// `expr` (of column `c` only) at each distinct value of `c` in value
+/// order, then at NULL. The byte length of a stored string comes from the
+/// dictionary's length table without decompressing any string.
+fn eval_per_value(expr: &TExpr, ctx: &BlockCtx, c: usize) -> Result<Vector> {
+    if let crate::expr::ExprKind::StrLen(inner) = &expr.kind {
+        if inner.as_col() == Some(c) {
+            let chunk = ctx.chunk(c)?;
+            let dict = chunk.dictionary()?;
+            let n = chunk.distinct();
+            let mut v = Vector::empty(expr.ty, n + 1);
+            for i in 0..n {
+                v.push(&crate::value::Value::Int(
+                    dict.len_of(dict.str_of_value(i)?) as i64,
+                ));
+            }
+            v.push(&crate::value::Value::Null);
+            return Ok(v);
+        }
+    }
     let vals = ctx.values(c)?;
-    let mut v = eval(arg, vals.len(), &OneColumn(vals))?.into_owned();
+    let mut v = eval(expr, vals.len(), &OneColumn(vals))?.into_owned();
     let null_in = Vector::nulls(vals.ty, 1);
-    v.append(&*eval(arg, 1, &OneColumn(&null_in))?);
-    Ok(values_for(kind, &v))
+    v.append(&*eval(expr, 1, &OneColumn(&null_in))?);
+    Ok(v)
 }
 
 fn values_for(kind: StateKind, v: &Vector) -> (ArgValues, Option<StrSource>) {
