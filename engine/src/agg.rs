@@ -393,6 +393,66 @@ impl ArgValues {
 
     /// Adds value `i`, `n` times, to the state at `s` (aggregate offset `o`).
     #[inline]
+    /// Adds one row per `(group, value index)` pair: the state of group `g`
+    /// starts at word `g * sw` of `states`, this aggregate's at offset `o`.
+    /// The same as [`ArgValues::update`] with `n = 1` per row, with the
+    /// dispatch on the value kind hoisted out of the row loop.
+    pub fn update_rows(
+        &self,
+        kind: StateKind,
+        states: &mut [u64],
+        sw: usize,
+        o: usize,
+        rows: impl Iterator<Item = (usize, usize)>,
+    ) {
+        match self {
+            ArgValues::None => {}
+            ArgValues::Valid(valid) => {
+                for (g, i) in rows {
+                    if valid[i] {
+                        states[g * sw + o] += 1;
+                    }
+                }
+            }
+            ArgValues::Int(vals, valid) => {
+                for (g, i) in rows {
+                    if valid[i] {
+                        let b = g * sw + o;
+                        states[b] += 1;
+                        let x = get_i128(states, b + 1).wrapping_add(vals[i]);
+                        set_i128(states, b + 1, x);
+                    }
+                }
+            }
+            ArgValues::Float(vals, valid) => {
+                for (g, i) in rows {
+                    if valid[i] {
+                        let b = g * sw + o;
+                        states[b] += 1;
+                        states[b + 1] = (f64::from_bits(states[b + 1]) + vals[i]).to_bits();
+                    }
+                }
+            }
+            ArgValues::Key(keys, valid) => {
+                let min = matches!(kind, StateKind::Min | StateKind::MinStr);
+                for (g, i) in rows {
+                    if valid[i] {
+                        let b = g * sw + o;
+                        let k = keys[i];
+                        if states[b] == 0
+                            || (min && k < states[b + 1])
+                            || (!min && k > states[b + 1])
+                        {
+                            states[b + 1] = k;
+                        }
+                        states[b] += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds value `i`, `n` times, to the state at `s` (aggregate offset `o`).
     pub fn update(&self, kind: StateKind, s: &mut [u64], o: usize, i: usize, n: u64) {
         match self {
             ArgValues::None => {}

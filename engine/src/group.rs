@@ -560,21 +560,20 @@ fn build_groups(
         if matches!(vals, ArgValues::None) {
             continue;
         }
-        for (j, &g) in gids.iter().enumerate() {
-            let st = &mut states[g as usize * sw..(g as usize + 1) * sw];
-            let i = match &idx {
-                ArgIndex::Const => 0,
-                ArgIndex::PerValue(codes, n) => {
-                    let c = codes[j];
-                    if c == u32::MAX {
-                        *n
-                    } else {
-                        c as usize
-                    }
-                }
-                ArgIndex::PerRow => j,
-            };
-            vals.update(s.kind, st, s.off, i, 1);
+        let groups = gids.iter().map(|&g| g as usize);
+        match &idx {
+            ArgIndex::Const => {
+                vals.update_rows(s.kind, &mut states, sw, s.off, groups.map(|g| (g, 0)))
+            }
+            ArgIndex::PerValue(codes, n) => {
+                let at = codes
+                    .iter()
+                    .map(|&c| if c == u32::MAX { *n } else { c as usize });
+                vals.update_rows(s.kind, &mut states, sw, s.off, groups.zip(at))
+            }
+            ArgIndex::PerRow => {
+                vals.update_rows(s.kind, &mut states, sw, s.off, groups.zip(0..gids.len()))
+            }
         }
     }
     let block_tag = (ctx.block as u64) << 32;
