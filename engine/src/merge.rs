@@ -1,5 +1,6 @@
 //! Sorted vectors of groups: rows of `key words ++ state words`, kept in
-//! pieces of at most [`PIECE_ROWS`] rows, merged pairwise in linear time.
+//! pieces of at most [`PIECE_ROWS`] rows, merged in linear time (pairs, or
+//! many inputs k-way in one pass).
 //! Large merges are split by key ranges so that several threads merge
 //! parts of the same pair; consumed pieces are recycled.
 
@@ -272,36 +273,140 @@ pub fn merge_slices(
     out
 }
 
-/// Merges many sorted vectors with a parallel pairwise tree.
+/// Merges many sorted vectors in one pass: the key space is cut at
+/// splitters sampled from the inputs, every input is split at the same keys,
+/// and the ranges are merged k-way in parallel, each into its own pieces.
+/// Every row is copied once, whatever the number of inputs.
 pub fn merge_all(
-    mut parts: Vec<Groups>,
+    parts: Vec<Groups>,
     layout: &StateLayout,
     pool: &Pool,
     kw: usize,
     stride: usize,
 ) -> Groups {
-    while parts.len() > 1 {
-        let last_round = parts.len() == 2;
-        let mut pairs: Vec<(Groups, Option<Groups>)> = Vec::new();
-        let mut it = parts.into_iter();
-        while let Some(x) = it.next() {
-            pairs.push((x, it.next()));
+    let mut parts: Vec<Groups> = parts.into_iter().filter(|g| !g.is_empty()).collect();
+    match parts.len() {
+        0 => return Groups::new(kw, stride),
+        1 => return parts.pop().unwrap_or_else(|| Groups::new(kw, stride)),
+        2 => {
+            let (b, a) = (parts.pop(), parts.pop());
+            if let (Some(a), Some(b)) = (a, b) {
+                return merge(a, b, layout, pool, true);
+            }
         }
-        parts = pairs
-            .into_par_iter()
-            .map(|(x, y)| match y {
-                Some(y) => merge(
-                    x,
-                    y,
-                    layout,
-                    pool,
-                    last_round || rayon::current_num_threads() > 1,
-                ),
-                None => x,
-            })
-            .collect();
+        _ => {}
     }
-    parts.pop().unwrap_or_else(|| Groups::new(kw, stride))
+    let total: usize = parts.iter().map(Groups::len).sum();
+    let threads = rayon::current_num_threads();
+    let ranges = (total / (4 * PIECE_ROWS)).clamp(1, 8 * threads);
+    let lists: Vec<Vec<&[u64]>> = parts
+        .iter()
+        .map(|g| g.pieces.iter().map(|p| p.as_slice()).collect())
+        .collect();
+    // Splitters: evenly spaced keys of every input, sorted, then every
+    // `ranges`-th of them.
+    let mut samples: Vec<&[u64]> = Vec::new();
+    for l in &lists {
+        let n: usize = l.iter().map(|p| p.len() / stride).sum();
+        for k in 1..ranges {
+            let (pi, ri) = locate(l, stride, n * k / ranges);
+            if let Some(p) = l.get(pi) {
+                samples.push(&p[ri * stride..ri * stride + kw]);
+            }
+        }
+    }
+    samples.sort_unstable();
+    let mut splitters: Vec<&[u64]> = (1..ranges)
+        .filter_map(|k| samples.get(samples.len() * k / ranges).copied())
+        .collect();
+    splitters.dedup();
+    let bounds: Vec<Vec<(usize, usize)>> = lists
+        .iter()
+        .map(|l| {
+            let mut b = vec![(0usize, 0usize)];
+            b.extend(splitters.iter().map(|s| lower_bound(l, stride, kw, s)));
+            b.push((l.len(), 0));
+            b
+        })
+        .collect();
+    let jobs: Vec<Vec<Vec<&[u64]>>> = (0..=splitters.len())
+        .map(|r| {
+            lists
+                .iter()
+                .zip(&bounds)
+                .map(|(l, b)| slice_range(l, stride, b[r], b[r + 1]))
+                .collect()
+        })
+        .collect();
+    let outs: Vec<Vec<Vec<u64>>> = jobs
+        .par_iter()
+        .map(|inputs| merge_k(inputs, kw, stride, layout, pool))
+        .collect();
+    drop(jobs);
+    drop(lists);
+    for g in parts {
+        pool.give(g.pieces);
+    }
+    Groups {
+        stride,
+        kw,
+        pieces: outs.into_iter().flatten().collect(),
+    }
+}
+
+/// Merges k sorted lists of row slices into new pieces; rows with equal
+/// keys are combined.
+fn merge_k(
+    inputs: &[Vec<&[u64]>],
+    kw: usize,
+    stride: usize,
+    layout: &StateLayout,
+    pool: &Pool,
+) -> Vec<Vec<u64>> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let cap = PIECE_ROWS * stride;
+    let mut out: Vec<Vec<u64>> = Vec::new();
+    let mut cur = pool.take(cap);
+    let mut iters: Vec<_> = inputs
+        .iter()
+        .map(|l| l.iter().flat_map(move |p| p.chunks_exact(stride)))
+        .collect();
+    let mut heap: BinaryHeap<Reverse<(&[u64], usize)>> = BinaryHeap::with_capacity(iters.len());
+    for (i, it) in iters.iter_mut().enumerate() {
+        if let Some(r) = it.next() {
+            heap.push(Reverse((r, i)));
+        }
+    }
+    // Where the last row written starts in `cur`, to combine equal keys.
+    let mut last: Option<usize> = None;
+    while let Some(mut top) = heap.peek_mut() {
+        let Reverse((row, i)) = *top;
+        match last {
+            Some(at) if cur[at..at + kw] == row[..kw] => {
+                layout.combine(&mut cur[at + kw..at + stride], &row[kw..]);
+            }
+            _ => {
+                if cur.len() + stride > cap {
+                    out.push(std::mem::replace(&mut cur, pool.take(cap)));
+                }
+                last = Some(cur.len());
+                cur.extend_from_slice(row);
+            }
+        }
+        match iters[i].next() {
+            Some(next) => *top = Reverse((next, i)),
+            None => {
+                std::collections::binary_heap::PeekMut::pop(top);
+            }
+        }
+    }
+    if cur.is_empty() {
+        pool.give([cur]);
+    } else {
+        out.push(cur);
+    }
+    out
 }
 
 #[cfg(test)]
