@@ -543,14 +543,20 @@ fn build_groups(
     };
     let n_groups = match &group_codes {
         GroupCodes::Dense { n, .. } => *n,
-        GroupCodes::Sorted(v) => v.len() / cards.len(),
+        GroupCodes::Sorted { codes, .. } => codes.len() / cards.len(),
     };
     let mut states = vec![0u64; n_groups * sw];
     for g in 0..n_groups {
         layout.init(&mut states[g * sw..(g + 1) * sw]);
     }
-    for &g in &gids {
-        states[g as usize * sw] += 1;
+    // Rows in group order when the groups were sorted: the states are then
+    // updated front to back instead of at random.
+    let visit: std::borrow::Cow<[u32]> = match &group_codes {
+        GroupCodes::Sorted { order, .. } => std::borrow::Cow::Borrowed(order),
+        GroupCodes::Dense { .. } => std::borrow::Cow::Owned((0..gids.len() as u32).collect()),
+    };
+    for &j in visit.iter() {
+        states[gids[j as usize] as usize * sw] += 1;
     }
     for s in &layout.slots {
         let (vals, idx, src) = arg_values(&s.call, s.kind, ctx, &rows)?;
@@ -560,19 +566,22 @@ fn build_groups(
         if matches!(vals, ArgValues::None) {
             continue;
         }
-        let groups = gids.iter().map(|&g| g as usize);
+        let group = |j: u32| gids[j as usize] as usize;
         match &idx {
             ArgIndex::Const => {
-                vals.update_rows(s.kind, &mut states, sw, s.off, groups.map(|g| (g, 0)))
+                let rows = visit.iter().map(|&j| (group(j), 0));
+                vals.update_rows(s.kind, &mut states, sw, s.off, rows)
             }
             ArgIndex::PerValue(codes, n) => {
-                let at = codes
-                    .iter()
-                    .map(|&c| if c == u32::MAX { *n } else { c as usize });
-                vals.update_rows(s.kind, &mut states, sw, s.off, groups.zip(at))
+                let rows = visit.iter().map(|&j| {
+                    let c = codes[j as usize];
+                    (group(j), if c == u32::MAX { *n } else { c as usize })
+                });
+                vals.update_rows(s.kind, &mut states, sw, s.off, rows)
             }
             ArgIndex::PerRow => {
-                vals.update_rows(s.kind, &mut states, sw, s.off, groups.zip(0..gids.len()))
+                let rows = visit.iter().map(|&j| (group(j), j as usize));
+                vals.update_rows(s.kind, &mut states, sw, s.off, rows)
             }
         }
     }
@@ -586,7 +595,7 @@ fn build_groups(
         for (pi, p) in spec.parts.iter().enumerate() {
             let code = match &group_codes {
                 GroupCodes::Dense { strides, .. } => g / strides[pi] % cards[pi],
-                GroupCodes::Sorted(v) => v[g * cards.len() + pi] as usize,
+                GroupCodes::Sorted { codes, .. } => codes[g * cards.len() + pi] as usize,
             };
             let key = realized[pi].keys.get(code).copied();
             put_key(&mut row, p, key);
@@ -608,8 +617,9 @@ fn build_groups(
 enum GroupCodes {
     /// Group id = sum of code x stride over the parts.
     Dense { n: usize, strides: Vec<usize> },
-    /// Group `g`'s codes at `[g * parts..(g + 1) * parts]`.
-    Sorted(Vec<u32>),
+    /// Group `g`'s codes at `codes[g * parts..(g + 1) * parts]`; `order`
+    /// lists the rows by group.
+    Sorted { codes: Vec<u32>, order: Vec<u32> },
 }
 
 /// Sorts the selected rows by their key codes (`codes[part][row]`, each
@@ -659,7 +669,13 @@ fn sort_groups(
         prev = Some(j);
     }
     debug_assert_eq!(groups.len(), n_groups as usize * nparts);
-    (gids, GroupCodes::Sorted(groups))
+    (
+        gids,
+        GroupCodes::Sorted {
+            codes: groups,
+            order,
+        },
+    )
 }
 
 /// Per distinct value, the selected rows holding it; and selected NULL rows.
