@@ -615,6 +615,88 @@ fn lit_fits(e: &TExpr, t: LType) -> bool {
 
 /// The common type of two operands (DuckDB's implicit casts, simplified:
 /// decimals meet other numbers as DOUBLE).
+/// The DECIMAL(precision, scale) an exact numeric type converts to, as
+/// DuckDB converts integers meeting a DECIMAL.
+fn decimal_shape(t: LType) -> Option<(u8, u8)> {
+    Some(match t {
+        LType::Decimal(p, s) => (p, s),
+        LType::Int8 | LType::UInt8 => (3, 0),
+        LType::Int16 | LType::UInt16 => (5, 0),
+        LType::Int32 | LType::UInt32 => (10, 0),
+        LType::Int64 => (18, 0),
+        LType::UInt64 => (20, 0),
+        LType::HugeInt => (38, 0),
+        _ => return None,
+    })
+}
+
+/// How `l op r` computes exactly on scaled integers when a DECIMAL meets a
+/// DECIMAL or an integer: the operand types and the result type.
+struct DecimalArith {
+    op: ArithOp,
+    left: LType,
+    right: LType,
+    ty: LType,
+}
+
+impl DecimalArith {
+    /// The typed expression over `l` and `r`.
+    fn with(self, l: TExpr, r: TExpr) -> Result<TExpr> {
+        Ok(TExpr {
+            kind: ExprKind::Arith(
+                self.op,
+                Box::new(cast_to(l, self.left)?),
+                Box::new(cast_to(r, self.right)?),
+            ),
+            ty: self.ty,
+        })
+    }
+}
+
+/// DuckDB's DECIMAL arithmetic: `+`/`-` in the larger scale with one more
+/// integer digit, `*` adding precisions and scales (at most 38 digits);
+/// `/`, `%` and anything with a float stay DOUBLE (`None`).
+fn decimal_arith(op: ArithOp, l: &TExpr, r: &TExpr) -> Result<Option<DecimalArith>> {
+    if !matches!(l.ty, LType::Decimal(..)) && !matches!(r.ty, LType::Decimal(..)) {
+        return Ok(None);
+    }
+    let (Some((p1, s1)), Some((p2, s2))) = (decimal_shape(l.ty), decimal_shape(r.ty)) else {
+        return Ok(None);
+    };
+    Ok(match op {
+        ArithOp::Add | ArithOp::Sub => {
+            let s = s1.max(s2);
+            let p = ((p1 - s1).max(p2 - s2) + s + 1).min(38);
+            let t = LType::Decimal(p, s);
+            Some(DecimalArith {
+                op,
+                left: t,
+                right: t,
+                ty: t,
+            })
+        }
+        ArithOp::Mul => {
+            let s = s1 + s2;
+            if s > 38 {
+                return invalid(format!(
+                    "the product of {} and {} needs more than 38 decimal places",
+                    l.ty, r.ty
+                ));
+            }
+            // Both operands in the result's width, each keeping its scale:
+            // the product of the scaled integers has scale s1 + s2.
+            let p = (p1 + p2).min(38);
+            Some(DecimalArith {
+                op,
+                left: LType::Decimal(p, s1),
+                right: LType::Decimal(p, s2),
+                ty: LType::Decimal(p, s),
+            })
+        }
+        _ => None,
+    })
+}
+
 fn common_type(a: &TExpr, b: &TExpr) -> Result<LType> {
     let (x, y) = (a.ty, b.ty);
     if x == y {
@@ -1073,6 +1155,9 @@ impl Binder<'_> {
                 }),
                 _ => invalid(format!("cannot apply {op:?} to {} and {}", l.ty, r.ty)),
             };
+        }
+        if let Some(e) = decimal_arith(op, &l, &r)? {
+            return e.with(l, r);
         }
         let ty = if op == ArithOp::Div {
             LType::Double
