@@ -7,6 +7,7 @@ use strata_format::Schema;
 
 use crate::error::{closest, internal, invalid, unsupported, EngineError, Result};
 use crate::expr::{cast_value, eval, ArithOp, CmpOp, Columns, DatePart, ExprKind, TExpr};
+use crate::rounding::Rounding;
 use crate::scalar::Func;
 use crate::strfn::StrFn;
 use crate::value::{LType, Phys, Value};
@@ -178,7 +179,9 @@ fn contains_agg(e: &SqlExpr) -> bool {
         | SqlExpr::Cast { expr, .. }
         | SqlExpr::IsNull(expr)
         | SqlExpr::IsNotNull(expr)
-        | SqlExpr::Extract { expr, .. } => contains_agg(expr),
+        | SqlExpr::Extract { expr, .. }
+        | SqlExpr::Floor { expr, .. }
+        | SqlExpr::Ceil { expr, .. } => contains_agg(expr),
         SqlExpr::Between {
             expr, low, high, ..
         } => any(&[expr, low, high]),
@@ -979,6 +982,20 @@ impl Binder<'_> {
                 str_call(StrFn::Trim(l, r), args)
             }
             SqlExpr::Function(f) => self.function(f, aggs),
+            SqlExpr::Floor { expr, field } | SqlExpr::Ceil { expr, field } => {
+                if !matches!(
+                    field,
+                    sql::CeilFloorKind::DateTimeField(sql::DateTimeField::NoDateTime)
+                ) {
+                    return unsupported(format!("{e}"));
+                }
+                let mode = if matches!(e, SqlExpr::Floor { .. }) {
+                    Rounding::Floor
+                } else {
+                    Rounding::Ceil
+                };
+                rounding_call(mode, self.expr(expr, aggs)?)
+            }
             SqlExpr::Subquery(_) | SqlExpr::Exists { .. } | SqlExpr::InSubquery { .. } => {
                 unsupported("subqueries")
             }
@@ -1306,6 +1323,19 @@ impl Binder<'_> {
                 func_common(f, args.to_vec())
             }
             ("nullif", [a, b]) => func_common(Func::NullIf, vec![a.clone(), b.clone()]),
+            ("round", [x]) => rounding_call(Rounding::Round(0), x.clone()),
+            ("round", [x, n]) => {
+                let digits = match n.as_lit() {
+                    Some(Value::Int(d)) if n.ty.is_integer() => i32::try_from(*d).ok(),
+                    _ => None,
+                };
+                let Some(digits) = digits else {
+                    return unsupported("round() with a non-constant or non-integer precision");
+                };
+                rounding_call(Rounding::Round(digits), x.clone())
+            }
+            ("floor", [x]) => rounding_call(Rounding::Floor, x.clone()),
+            ("ceil" | "ceiling", [x]) => rounding_call(Rounding::Ceil, x.clone()),
             _ => unsupported(format!(
                 "function {name}({})",
                 bound
@@ -1332,6 +1362,17 @@ fn extract_expr(part: DatePart, x: TExpr) -> TExpr {
 
 /// A call whose arguments are cast to their common type, which it returns
 /// (`nullif` returns the first argument's value).
+/// `round`/`floor`/`ceil` of `x` with DuckDB's types.
+fn rounding_call(mode: Rounding, x: TExpr) -> Result<TExpr> {
+    let Some((arg, ty)) = mode.types(x.ty) else {
+        return invalid(format!("{}() does not accept {}", mode.name(), x.ty));
+    };
+    Ok(TExpr {
+        kind: ExprKind::Func(Box::new(Func::Rounding(mode)), vec![cast_to(x, arg)?]),
+        ty,
+    })
+}
+
 fn func_common(f: Func, args: Vec<TExpr>) -> Result<TExpr> {
     let mut ty = LType::Null;
     for a in &args {

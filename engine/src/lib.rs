@@ -23,6 +23,7 @@ pub mod like;
 pub mod merge;
 pub mod order;
 pub mod result;
+pub mod rounding;
 pub mod scalar;
 pub mod strfn;
 pub mod value;
