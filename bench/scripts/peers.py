@@ -16,6 +16,13 @@ Two commands, each writing one JSON document to --out (stdout stays free for the
       tie-aware checks; reports {"results": [{"columns", "rows", "total_rows", "error"}]} where
       "rows" are the rows of DuckDB's full answer that match one of strata's rows.
 
+  brc --file FILE --workdir DIR [--threads N] [--repeat R] --out FILE
+      The One Billion Row Challenge on FILE (`station;temperature` lines): DuckDB over the file
+      in place (read_csv) and from a native table, chDB over the file in place (file()). Reports
+      {"runs": [{"name", "load", "first", "hot", "answer", "error"}]}: seconds (load: building the
+      native table; first: first query; hot: best of R more) and the answer line formatted from
+      exact decimals (min/mean/max, mean rounded half up, never -0.0).
+
   check
       Exit status 0 when duckdb and chdb import; prints what is missing otherwise.
 
@@ -360,6 +367,107 @@ def cmd_full(args):
     write_json(args.out, {"results": results})
 
 
+BRC_SQL = (
+    "SELECT station, min(temperature), max(temperature), sum(temperature), count(*) "
+    "FROM {src} GROUP BY station"
+)
+
+
+def brc_answer(rows):
+    """The challenge's line from (station, min, max, sum, count) rows of exact decimals."""
+
+    def tenths(d):
+        return int(decimal.Decimal(d) * 10)
+
+    def text(t):
+        return ("-" if t < 0 else "") + "%d.%d" % (abs(t) // 10, abs(t) % 10)
+
+    parts = []
+    for name, lo, hi, total, n in sorted(rows, key=lambda r: r[0].encode("utf-8")):
+        n = int(n)
+        mean = (2 * tenths(total) + n) // (2 * n)
+        parts.append(f"{name}={text(tenths(lo))}/{text(mean)}/{text(tenths(hi))}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def timed_runs(run, repeat):
+    t0 = time.perf_counter()
+    rows = run()
+    first = time.perf_counter() - t0
+    hot = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run()
+        t = time.perf_counter() - t0
+        hot = t if hot is None else min(hot, t)
+    return rows, first, hot
+
+
+def cmd_brc(args):
+    path = os.path.abspath(args.file)
+    runs = []
+
+    def record(name, fn, load=None):
+        try:
+            rows, first, hot = fn()
+            runs.append({"name": name, "load": load, "first": first, "hot": hot,
+                         "answer": brc_answer(rows), "error": None})
+        except Exception as e:  # noqa: BLE001 - reported per run
+            runs.append({"name": name, "load": load, "first": None, "hot": None,
+                         "answer": None, "error": str(e).strip().splitlines()[0]})
+        r = runs[-1]
+        progress(f"[{name}] first {r['first']} s, hot {r['hot']} s" + (f" error {r['error']}" if r["error"] else ""))
+
+    try:
+        import duckdb
+
+        con = duckdb.connect(os.path.join(args.workdir, "brc.duckdb"))
+        if args.threads:
+            con.execute(f"SET threads = {int(args.threads)}").fetchall()
+        src = path.replace("'", "''")
+        csv = (
+            f"read_csv('{src}', delim=';', header=false, quote='', escape='', "
+            "columns={'station': 'VARCHAR', 'temperature': 'DECIMAL(3,1)'})"
+        )
+        q_csv = BRC_SQL.format(src=csv)
+        record("duckdb read_csv", lambda: timed_runs(lambda: con.execute(q_csv).fetchall(), args.repeat))
+        t0 = time.perf_counter()
+        con.execute(f"CREATE OR REPLACE TABLE measurements AS SELECT * FROM {csv}").fetchall()
+        load = time.perf_counter() - t0
+        q_tab = BRC_SQL.format(src="measurements")
+        record("duckdb table", lambda: timed_runs(lambda: con.execute(q_tab).fetchall(), args.repeat), load)
+        con.close()
+    except ImportError as e:
+        progress(f"duckdb skipped: {e}")
+    try:
+        from chdb import session
+
+        sess = session.Session(os.path.join(args.workdir, "chdb"))
+        settings = "format_csv_delimiter = ';', format_csv_allow_double_quotes = 0, " \
+            "format_csv_allow_single_quotes = 0"
+        if args.threads:
+            settings += f", max_threads = {int(args.threads)}"
+        src = path.replace("'", "\\'")
+        sql = BRC_SQL.format(
+            src=f"file('{src}', CSV, 'station String, temperature Decimal(3,1)')"
+        ) + f" SETTINGS {settings}"
+
+        def ch():
+            res = sess.query(sql, "JSONCompact")
+            err = getattr(res, "error_message", None)
+            if callable(err):
+                err = err()
+            if err:
+                raise RuntimeError(err)
+            raw = res.bytes() if hasattr(res, "bytes") else str(res).encode()
+            return json.loads(raw, parse_float=decimal.Decimal)["data"]
+
+        record("chdb file()", lambda: timed_runs(ch, args.repeat))
+    except ImportError as e:
+        progress(f"chdb skipped: {e}")
+    write_json(args.out, {"runs": runs})
+
+
 def cmd_check(_args):
     missing = []
     for mod in ("duckdb", "chdb"):
@@ -399,9 +507,15 @@ def main():
     f.add_argument("--spec", required=True, help="JSON: [{sql, rows: strata's rows}]")
     f.add_argument("--threads", type=int, default=0)
     f.add_argument("--out", required=True)
+    b = sub.add_parser("brc")
+    b.add_argument("--file", required=True)
+    b.add_argument("--workdir", required=True)
+    b.add_argument("--threads", type=int, default=0)
+    b.add_argument("--repeat", type=int, default=1)
+    b.add_argument("--out", required=True)
     sub.add_parser("check")
     args = p.parse_args()
-    {"run": cmd_run, "full": cmd_full, "check": cmd_check}[args.cmd](args)
+    {"run": cmd_run, "full": cmd_full, "brc": cmd_brc, "check": cmd_check}[args.cmd](args)
 
 
 if __name__ == "__main__":

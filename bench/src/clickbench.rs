@@ -11,7 +11,7 @@
 //! the binary works outside the repository.
 
 mod check;
-mod json;
+pub(crate) mod json;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod brc;
 mod clickbench;
 mod gen;
 
@@ -25,12 +26,18 @@ enum Command {
     },
     /// The ClickBench suite on strata, side by side with DuckDB and ClickHouse (chDB).
     Clickbench(clickbench::ClickbenchArgs),
+    /// The One Billion Row Challenge: prints `{station=min/mean/max, ...}` for a file.
+    #[command(name = "1brc")]
+    Brc(brc::BrcRunArgs),
 }
 
 #[derive(Subcommand)]
 enum Dataset {
     /// A synthetic ClickBench `hits` table (105 columns), deterministic per seed.
     Hits(gen::HitsArgs),
+    /// A One Billion Row Challenge `measurements.txt` (official model).
+    #[command(name = "1brc")]
+    Brc(gen::brc::BrcArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -39,6 +46,10 @@ fn main() -> anyhow::Result<()> {
         Command::Gen {
             dataset: Dataset::Hits(args),
         } => gen::run_hits(&args),
+        Command::Gen {
+            dataset: Dataset::Brc(args),
+        } => gen::brc::run(&args),
         Command::Clickbench(args) => clickbench::run(&args),
+        Command::Brc(args) => brc::run(&args),
     }
 }

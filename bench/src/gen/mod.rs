@@ -6,7 +6,10 @@
 //! each from its own RNG stream keyed by `(seed, chunk index)`, generated in parallel
 //! and written in order: the same seed gives byte-identical files for any
 //! `--threads`.
+//!
+//! `gen 1brc` writes a One Billion Row Challenge file ([`brc`]).
 
+pub mod brc;
 pub mod hits;
 pub mod model;
 pub mod rng;
