@@ -3,10 +3,12 @@
 
 Two commands, each writing one JSON document to --out (stdout stays free for the engines):
 
-  run  --engine duckdb|clickhouse (--parquet FILE | --tsv FILE) --create FILE --queries FILE
-       --workdir DIR [--runs R] [--threads N] [--only 1,2,...] --out FILE
-      Loads FILE into a fresh native table (DuckDB: a database file; chDB: a MergeTree table with
-      ClickBench's ORDER BY key), runs every query R times and reports
+  run  --engine duckdb|clickhouse [--table NAME] (--parquet FILE | --tsv FILE | --csv FILE...)
+       --create FILE --queries FILE --workdir DIR [--runs R] [--threads N] [--only 1,2,...]
+       --out FILE
+      Loads the data into a fresh native table NAME (default hits; DuckDB: a database file; chDB:
+      a MergeTree table with the --create file's ORDER BY key; CSV files have no header and
+      empty fields for NULL), runs every query R times and reports
       {"engine", "version", "load_time", "data_size", "peak_rss", "queries": [{"times": [...],
       "columns": [...], "rows": [[str, ...]], "error": str|null}]}.
 
@@ -112,11 +114,12 @@ def progress(msg):
 class DuckDb:
     name = "duckdb"
 
-    def __init__(self, workdir, threads):
+    def __init__(self, workdir, threads, table="hits"):
         import duckdb
 
         self.version = duckdb.__version__
-        self.path = os.path.join(workdir, "duckdb", "hits.duckdb")
+        self.table = table
+        self.path = os.path.join(workdir, "duckdb", f"{table}.duckdb")
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         for p in (self.path, self.path + ".wal"):
             if os.path.exists(p):
@@ -125,12 +128,20 @@ class DuckDb:
         if threads:
             self.con.execute(f"SET threads = {int(threads)}").fetchall()
 
-    def load(self, parquet, create_sql, tsv=False):
+    def load(self, parquet, create_sql, tsv=False, csv=None):
         self.con.execute(create_sql).fetchall()
+        if csv:
+            for path in csv:
+                src = path.replace("'", "''")
+                self.con.execute(
+                    f"COPY {self.table} FROM '{src}' (FORMAT csv, HEADER false)"
+                ).fetchall()
+            self.con.execute("CHECKPOINT").fetchall()
+            return
         if tsv:
             src = parquet.replace("'", "''")
             self.con.execute(
-                f"COPY hits FROM '{src}' (FORMAT csv, DELIMITER '{chr(9)}', HEADER false, QUOTE '', ESCAPE '', NULLSTR '\\N')"
+                f"COPY {self.table} FROM '{src}' (FORMAT csv, DELIMITER '{chr(9)}', HEADER false, QUOTE '', ESCAPE '', NULLSTR '\\N')"
             ).fetchall()
             self.con.execute("CHECKPOINT").fetchall()
             return
@@ -141,7 +152,7 @@ class DuckDb:
         )
         src = parquet.replace("'", "''")
         self.con.execute(
-            f"INSERT INTO hits BY NAME SELECT * REPLACE ({replace}) "
+            f"INSERT INTO {self.table} BY NAME SELECT * REPLACE ({replace}) "
             f"FROM read_parquet('{src}', binary_as_string = true)"
         ).fetchall()
         self.con.execute("CHECKPOINT").fetchall()
@@ -159,11 +170,12 @@ class DuckDb:
 class ChDb:
     name = "clickhouse"
 
-    def __init__(self, workdir, threads):
+    def __init__(self, workdir, threads, table="hits"):
         import chdb
         from chdb import session
 
         self.version = getattr(chdb, "__version__", "?")
+        self.table = table
         self.path = os.path.join(workdir, "chdb")
         if os.path.exists(self.path):
             shutil.rmtree(self.path)
@@ -182,25 +194,27 @@ class ChDb:
             raise RuntimeError(err)
         return res
 
-    def load(self, parquet, create_sql, tsv=False):
+    def load(self, parquet, create_sql, tsv=False, csv=None):
         self._run("CREATE DATABASE IF NOT EXISTS bench", "CSV")
         self._run("USE bench", "CSV")
         self._run(create_sql, "CSV")
-        if tsv:
+        if tsv or csv:
             res = self._run(
-                "SELECT name, type FROM system.columns WHERE database = 'bench' AND table = 'hits' "
-                "ORDER BY position",
+                "SELECT name, type FROM system.columns WHERE database = 'bench' "
+                f"AND table = '{self.table}' ORDER BY position",
                 "JSONCompact",
             )
             doc = json.loads(res.bytes() if hasattr(res, "bytes") else str(res))
             structure = ", ".join(f"{n} {t}" for n, t in doc["data"]).replace("'", "\\'")
-            src = parquet.replace("'", "\\'")
-            self._run(
-                f"INSERT INTO hits SELECT * FROM file('{src}', TabSeparated, '{structure}') "
-                f"SETTINGS {self.settings}",
-                "CSV",
-            )
-            self._run("OPTIMIZE TABLE hits FINAL", "CSV")
+            fmt = "CSV" if csv else "TabSeparated"
+            for path in csv or [parquet]:
+                src = path.replace("'", "\\'")
+                self._run(
+                    f"INSERT INTO {self.table} SELECT * FROM file('{src}', {fmt}, '{structure}') "
+                    f"SETTINGS {self.settings}",
+                    "CSV",
+                )
+            self._run(f"OPTIMIZE TABLE {self.table} FINAL", "CSV")
             return
         replace = ", ".join(
             [f"toDateTime({c}, 'UTC') AS {c}" for c in TIME_COLUMNS]
@@ -208,16 +222,16 @@ class ChDb:
         )
         src = parquet.replace("'", "\\'")
         self._run(
-            f"INSERT INTO hits SELECT * REPLACE ({replace}) FROM file('{src}', Parquet) "
+            f"INSERT INTO {self.table} SELECT * REPLACE ({replace}) FROM file('{src}', Parquet) "
             f"SETTINGS {self.settings}",
             "CSV",
         )
-        self._run("OPTIMIZE TABLE hits FINAL", "CSV")
+        self._run(f"OPTIMIZE TABLE {self.table} FINAL", "CSV")
 
     def data_size(self):
         res = self._run(
             "SELECT sum(bytes_on_disk) FROM system.parts "
-            "WHERE database = 'bench' AND table = 'hits' AND active",
+            f"WHERE database = 'bench' AND table = '{self.table}' AND active",
             "JSONCompact",
         )
         try:
@@ -255,12 +269,13 @@ def cmd_run(args):
     with open(args.create, encoding="utf-8") as f:
         create_sql = f.read()
     queries = read_queries(args.queries)
-    eng = engine_cls(args.workdir, args.threads)
-    parquet = os.path.abspath(args.parquet or args.tsv)
+    eng = engine_cls(args.workdir, args.threads, args.table)
+    csv = [os.path.abspath(p) for p in args.csv] if args.csv else None
+    parquet = os.path.abspath(args.parquet or args.tsv) if not csv else None
     only = {int(x) for x in args.only.split(",") if x} if args.only else None
-    progress(f"[{args.engine}] loading {parquet}")
+    progress(f"[{args.engine}] loading {parquet or ', '.join(csv)}")
     t0 = time.perf_counter()
-    eng.load(parquet, create_sql, tsv=args.tsv is not None)
+    eng.load(parquet, create_sql, tsv=args.tsv is not None, csv=csv)
     load_time = time.perf_counter() - t0
     size = eng.data_size()
     progress(f"[{args.engine}] loaded in {load_time:.2f} s, {size / 1048576:.1f} MiB")
@@ -495,6 +510,8 @@ def main():
     src = r.add_mutually_exclusive_group(required=True)
     src.add_argument("--parquet")
     src.add_argument("--tsv")
+    src.add_argument("--csv", nargs="+")
+    r.add_argument("--table", default="hits")
     r.add_argument("--only", help="1-based query numbers, comma-separated (default: all)")
     r.add_argument("--create", required=True)
     r.add_argument("--queries", required=True)

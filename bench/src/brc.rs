@@ -22,7 +22,7 @@ use anyhow::{bail, Context, Result};
 use strata_engine::{Database, Engine, QueryResult, Value};
 
 use self::answer::StationStats;
-use crate::clickbench::json;
+use crate::suite::json;
 
 /// The query; `{source}` is the relation holding `station` and `temperature`.
 pub const QUERY: &str = "SELECT station, min(temperature), max(temperature), \

@@ -5,6 +5,8 @@ use clap::{Parser, Subcommand};
 mod brc;
 mod clickbench;
 mod gen;
+mod suite;
+mod taxi;
 
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -29,6 +31,8 @@ enum Command {
     /// The One Billion Row Challenge: prints `{station=min/mean/max, ...}` for a file.
     #[command(name = "1brc")]
     Brc(brc::BrcRunArgs),
+    /// LocustDB's taxi queries on strata, side by side with DuckDB and ClickHouse (chDB).
+    Taxi(taxi::TaxiRunArgs),
 }
 
 #[derive(Subcommand)]
@@ -38,6 +42,8 @@ enum Dataset {
     /// A One Billion Row Challenge `measurements.txt` (official model).
     #[command(name = "1brc")]
     Brc(gen::brc::BrcArgs),
+    /// The NYC taxi `trips` CSV (51 columns, Litwintschik's layout), deterministic per seed.
+    Taxi(gen::taxi::TaxiArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -49,7 +55,11 @@ fn main() -> anyhow::Result<()> {
         Command::Gen {
             dataset: Dataset::Brc(args),
         } => gen::brc::run(&args),
+        Command::Gen {
+            dataset: Dataset::Taxi(args),
+        } => gen::taxi::run(&args),
         Command::Clickbench(args) => clickbench::run(&args),
         Command::Brc(args) => brc::run(&args),
+        Command::Taxi(args) => taxi::run(&args),
     }
 }

@@ -7,13 +7,16 @@
 //! and written in order: the same seed gives byte-identical files for any
 //! `--threads`.
 //!
-//! `gen 1brc` writes a One Billion Row Challenge file ([`brc`]).
+//! `gen 1brc` writes a One Billion Row Challenge file ([`brc`]); `gen taxi` the NYC taxi
+//! `trips` CSV of LocustDB's benchmark ([`taxi`]).
 
 pub mod brc;
 pub mod hits;
 pub mod model;
 pub mod rng;
 pub mod schema;
+pub mod taxi;
+pub mod taxi_lookup;
 pub mod text;
 pub mod writer_parquet;
 pub mod writer_text;
