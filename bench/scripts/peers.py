@@ -207,25 +207,28 @@ class ChDb:
             doc = json.loads(res.bytes() if hasattr(res, "bytes") else str(res))
             structure = ", ".join(f"{n} {t}" for n, t in doc["data"]).replace("'", "\\'")
             fmt = "CSV" if csv else "TabSeparated"
-            for path in csv or [parquet]:
-                src = path.replace("'", "\\'")
-                self._run(
-                    f"INSERT INTO {self.table} SELECT * FROM file('{src}', {fmt}, '{structure}') "
-                    f"SETTINGS {self.settings}",
-                    "CSV",
-                )
-            self._run(f"OPTIMIZE TABLE {self.table} FINAL", "CSV")
-            return
-        replace = ", ".join(
-            [f"toDateTime({c}, 'UTC') AS {c}" for c in TIME_COLUMNS]
-            + ["toDate(EventDate) AS EventDate"]
-        )
-        src = parquet.replace("'", "\\'")
-        self._run(
-            f"INSERT INTO {self.table} SELECT * REPLACE ({replace}) FROM file('{src}', Parquet) "
-            f"SETTINGS {self.settings}",
-            "CSV",
-        )
+            sources, select = csv or [parquet], "*"
+
+            def source(src):
+                return f"file('{src}', {fmt}, '{structure}')"
+
+        else:
+            replace = ", ".join(
+                [f"toDateTime({c}, 'UTC') AS {c}" for c in TIME_COLUMNS]
+                + ["toDate(EventDate) AS EventDate"]
+            )
+            sources, select = [parquet], f"* REPLACE ({replace})"
+
+            def source(src):
+                return f"file('{src}', Parquet)"
+
+        for path in sources:
+            src = path.replace("'", "\\'")
+            self._run(
+                f"INSERT INTO {self.table} SELECT {select} FROM {source(src)} "
+                f"SETTINGS {self.settings}",
+                "CSV",
+            )
         self._run(f"OPTIMIZE TABLE {self.table} FINAL", "CSV")
 
     def data_size(self):
@@ -459,7 +462,7 @@ def cmd_brc(args):
 
         sess = session.Session(os.path.join(args.workdir, "chdb"))
         settings = "format_csv_delimiter = ';', format_csv_allow_double_quotes = 0, " \
-            "format_csv_allow_single_quotes = 0"
+            "format_csv_allow_single_quotes = 0, input_format_csv_trim_whitespaces = 0"
         if args.threads:
             settings += f", max_threads = {int(args.threads)}"
         src = path.replace("'", "\\'")

@@ -16,13 +16,10 @@
 //! seed and chunk index, so the file does not depend on the thread count.
 
 use std::collections::HashSet;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use rayon::prelude::*;
 
 use super::rng::{hash2, DetRng};
 use crate::brc::answer::push_tenths;
@@ -210,32 +207,9 @@ pub fn write_file(stations: &[Station], rows: u64, seed: u64, out: &Path) -> Res
     if stations.is_empty() {
         bail!("no stations");
     }
-    let file = File::create(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut w = BufWriter::with_capacity(1 << 22, file);
-    let chunks = rows.div_ceil(CHUNK_ROWS);
-    let step = (rayon::current_num_threads() as u64 * 2).max(2);
-    let mut c = 0;
-    let mut reported = 0;
-    while c < chunks {
-        let n = step.min(chunks - c);
-        let texts: Vec<Vec<u8>> = (c..c + n)
-            .into_par_iter()
-            .map(|k| chunk_text(stations, seed, rows, k))
-            .collect();
-        for t in &texts {
-            w.write_all(t)
-                .with_context(|| format!("writing {}", out.display()))?;
-        }
-        c += n;
-        let pct = c * 100 / chunks;
-        if pct >= reported + 10 && chunks > 8 {
-            reported = pct;
-            eprintln!("  {pct}% ({} rows)", (c * CHUNK_ROWS).min(rows));
-        }
-    }
-    w.flush()
-        .with_context(|| format!("writing {}", out.display()))?;
-    Ok(())
+    super::write_text_chunks(out, rows.div_ceil(CHUNK_ROWS), |k| {
+        chunk_text(stations, seed, rows, k)
+    })
 }
 
 /// Runs `gen 1brc`.
@@ -251,14 +225,7 @@ pub fn run(args: &BrcArgs) -> Result<()> {
     } else {
         official_stations()?
     };
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = args.threads {
-        if n == 0 {
-            bail!("--threads must be at least 1");
-        }
-        builder = builder.num_threads(n);
-    }
-    let pool = builder.build().context("starting the worker threads")?;
+    let pool = super::worker_pool(args.threads)?;
     let start = Instant::now();
     pool.install(|| write_file(&stations, args.rows, args.seed, &args.out))?;
     let secs = start.elapsed().as_secs_f64();

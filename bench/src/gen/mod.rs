@@ -107,17 +107,51 @@ impl Format {
     }
 }
 
-/// Runs `gen hits`.
-pub fn run_hits(args: &HitsArgs) -> Result<()> {
-    let format = Format::from_path(&args.out)?;
+/// The worker pool for a generator's `--threads` (default: all cores).
+pub fn worker_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = args.threads {
+    if let Some(n) = threads {
         if n == 0 {
             bail!("--threads must be at least 1");
         }
         builder = builder.num_threads(n);
     }
-    let pool = builder.build().context("starting the worker threads")?;
+    builder.build().context("starting the worker threads")
+}
+
+/// Writes the text of chunks `0..chunks` to `out`: produced by `chunk` in parallel (in the
+/// current rayon pool), written in order, with progress every 10% for long runs.
+pub fn write_text_chunks(
+    out: &Path,
+    chunks: u64,
+    chunk: impl Fn(u64) -> Vec<u8> + Sync,
+) -> Result<()> {
+    let file = File::create(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 22, file);
+    let step = (rayon::current_num_threads() as u64 * 2).max(2);
+    let (mut c, mut reported) = (0, 0);
+    while c < chunks {
+        let n = step.min(chunks - c);
+        let texts: Vec<Vec<u8>> = (c..c + n).into_par_iter().map(&chunk).collect();
+        for t in &texts {
+            w.write_all(t)
+                .with_context(|| format!("writing {}", out.display()))?;
+        }
+        c += n;
+        let pct = c * 100 / chunks;
+        if pct >= reported + 10 && chunks > 16 {
+            reported = pct;
+            eprintln!("  {pct}% of {}", out.display());
+        }
+    }
+    w.flush()
+        .with_context(|| format!("writing {}", out.display()))
+}
+
+/// Runs `gen hits`.
+pub fn run_hits(args: &HitsArgs) -> Result<()> {
+    let format = Format::from_path(&args.out)?;
+    let pool = worker_pool(args.threads)?;
     let start = Instant::now();
     let config = HitsConfig {
         rows: args.rows,

@@ -12,13 +12,10 @@
 //! weather columns from the pickup day. As for `gen hits`, chunks of
 //! [`CHUNK_ROWS`] rows each have their own RNG stream.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
-use rayon::prelude::*;
+use anyhow::Result;
 
 use super::rng::{cumulative, hash2, DetRng};
 use super::taxi_lookup::{Tract, Tracts, WeatherTable};
@@ -388,43 +385,12 @@ pub fn chunk_text(m: &TaxiModel, chunk: u64) -> Vec<u8> {
 
 /// Writes the table to `out` (in the current rayon pool).
 pub fn write_file(m: &TaxiModel, out: &Path) -> Result<()> {
-    let file = File::create(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut w = BufWriter::with_capacity(1 << 22, file);
-    let chunks = m.rows.div_ceil(CHUNK_ROWS);
-    let step = (rayon::current_num_threads() as u64 * 2).max(2);
-    let (mut c, mut reported) = (0, 0);
-    while c < chunks {
-        let n = step.min(chunks - c);
-        let texts: Vec<Vec<u8>> = (c..c + n)
-            .into_par_iter()
-            .map(|k| chunk_text(m, k))
-            .collect();
-        for t in &texts {
-            w.write_all(t)
-                .with_context(|| format!("writing {}", out.display()))?;
-        }
-        c += n;
-        let pct = c * 100 / chunks;
-        if pct >= reported + 10 && chunks > 64 {
-            reported = pct;
-            eprintln!("  {pct}% ({} rows)", (c * CHUNK_ROWS).min(m.rows));
-        }
-    }
-    w.flush()
-        .with_context(|| format!("writing {}", out.display()))?;
-    Ok(())
+    super::write_text_chunks(out, m.rows.div_ceil(CHUNK_ROWS), |k| chunk_text(m, k))
 }
 
 /// Runs `gen taxi`.
 pub fn run(args: &TaxiArgs) -> Result<()> {
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = args.threads {
-        if n == 0 {
-            bail!("--threads must be at least 1");
-        }
-        builder = builder.num_threads(n);
-    }
-    let pool = builder.build().context("starting the worker threads")?;
+    let pool = super::worker_pool(args.threads)?;
     let model = TaxiModel::new(args.rows, args.seed)?;
     let start = Instant::now();
     pool.install(|| write_file(&model, &args.out))?;
