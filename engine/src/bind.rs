@@ -1561,6 +1561,15 @@ mod tests {
             Field::new("a", DataType::Int16, false),
             Field::new("s", DataType::String, true),
             Field::new("d", DataType::Date, false),
+            Field::new(
+                "m",
+                DataType::Decimal {
+                    precision: 3,
+                    scale: 1,
+                },
+                false,
+            ),
+            Field::new("f", DataType::Float64, true),
         ])
         .unwrap_or_default()
     }
@@ -1579,6 +1588,35 @@ mod tests {
         assert_eq!(q.select[2].1.ty, LType::HugeInt);
         let w = bind_sql("SELECT COUNT(*) FROM t WHERE d >= '2013-07-01'");
         assert!(w.is_ok(), "{w:?}");
+    }
+
+    #[test]
+    fn decimal_and_double_aggregates_are_typed_as_duckdb() {
+        let types = |sql: &str| -> Vec<LType> {
+            let q = bind_sql(sql).unwrap_or_else(|e| unreachable!("{e}"));
+            q.select.iter().map(|s| s.1.ty).collect()
+        };
+        assert_eq!(
+            types("SELECT sum(m), avg(m), min(m), max(m), count(m), sum(f) FROM t"),
+            [
+                LType::Decimal(38, 1),
+                LType::Double,
+                LType::Decimal(3, 1),
+                LType::Decimal(3, 1),
+                LType::Int64,
+                LType::Double,
+            ]
+        );
+        assert_eq!(
+            types("SELECT round(m), floor(m), round(f, 2), ceil(a), a // 2 FROM t"),
+            [
+                LType::Decimal(3, 0),
+                LType::Decimal(3, 0),
+                LType::Double,
+                LType::Double,
+                LType::Int16,
+            ]
+        );
     }
 
     #[test]
