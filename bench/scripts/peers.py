@@ -376,6 +376,21 @@ def cmd_full(args):
                         by_key = {}
                         for r in wanted:
                             by_key.setdefault(tuple(r[j] for j in exact_cols if j < len(r)), []).append(r)
+                        # The range of strata's values per float column: a row outside it
+                        # cannot be near any of strata's rows (cheap test for long answers).
+                        ranges = []
+                        for j, v in enumerate(raw):
+                            if j in exact_cols:
+                                continue
+                            xs = [x for x in (num(r[j]) for r in wanted if j < len(r)) if x is not None]
+                            if xs and not any(math.isnan(x) for x in xs):
+                                lo, hi = min(xs), max(xs)
+                                ranges.append((j, lo - 1e-9 * abs(lo), hi + 1e-9 * abs(hi)))
+                    if any(
+                        isinstance(raw[j], (float, decimal.Decimal)) and not lo <= raw[j] <= hi
+                        for j, lo, hi in ranges
+                    ):
+                        continue
                     cands = by_key.get(tuple(row[j] for j in exact_cols), ())
                     if any(len(c) == len(row) and all(map(cells_match, c, row)) for c in cands):
                         matched.append(row)

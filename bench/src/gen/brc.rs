@@ -16,8 +16,7 @@
 //! seed and chunk index, so the file does not depend on the thread count.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
@@ -202,16 +201,6 @@ pub fn chunk_text(stations: &[Station], seed: u64, rows: u64, chunk: u64) -> Vec
     buf
 }
 
-/// Writes `rows` rows over `stations` to `out` (in the current rayon pool).
-pub fn write_file(stations: &[Station], rows: u64, seed: u64, out: &Path) -> Result<()> {
-    if stations.is_empty() {
-        bail!("no stations");
-    }
-    super::write_text_chunks(out, rows.div_ceil(CHUNK_ROWS), |k| {
-        chunk_text(stations, seed, rows, k)
-    })
-}
-
 /// Runs `gen 1brc`.
 pub fn run(args: &BrcArgs) -> Result<()> {
     let stations = if args.stations == 10_000 {
@@ -225,20 +214,17 @@ pub fn run(args: &BrcArgs) -> Result<()> {
     } else {
         official_stations()?
     };
-    let pool = super::worker_pool(args.threads)?;
-    let start = Instant::now();
-    pool.install(|| write_file(&stations, args.rows, args.seed, &args.out))?;
-    let secs = start.elapsed().as_secs_f64();
-    let size = std::fs::metadata(&args.out).map(|m| m.len()).unwrap_or(0);
-    eprintln!(
-        "wrote {} rows over {} stations to {} ({:.1} MiB) in {:.1} s",
-        args.rows,
-        stations.len(),
-        args.out.display(),
-        size as f64 / 1048576.0,
-        secs
-    );
-    Ok(())
+    if stations.is_empty() {
+        bail!("no stations");
+    }
+    let rows = args.rows;
+    super::generate_text(
+        &args.out,
+        args.threads,
+        &format!("{rows} rows over {} stations", stations.len()),
+        rows.div_ceil(CHUNK_ROWS),
+        |k| chunk_text(&stations, args.seed, rows, k),
+    )
 }
 
 #[cfg(test)]

@@ -148,6 +148,28 @@ pub fn write_text_chunks(
         .with_context(|| format!("writing {}", out.display()))
 }
 
+/// Generates a text file of `chunks` chunks (see [`write_text_chunks`]) on `threads`
+/// workers and reports its size and time; `what` describes the rows.
+pub fn generate_text(
+    out: &Path,
+    threads: Option<usize>,
+    what: &str,
+    chunks: u64,
+    chunk: impl Fn(u64) -> Vec<u8> + Sync + Send,
+) -> Result<()> {
+    let pool = worker_pool(threads)?;
+    let start = Instant::now();
+    pool.install(|| write_text_chunks(out, chunks, chunk))?;
+    let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    eprintln!(
+        "wrote {what} to {} ({:.1} MiB) in {:.1} s",
+        out.display(),
+        size as f64 / 1048576.0,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 /// Runs `gen hits`.
 pub fn run_hits(args: &HitsArgs) -> Result<()> {
     let format = Format::from_path(&args.out)?;

@@ -12,8 +12,7 @@
 //! weather columns from the pickup day. As for `gen hits`, chunks of
 //! [`CHUNK_ROWS`] rows each have their own RNG stream.
 
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::PathBuf;
 
 use anyhow::Result;
 
@@ -383,27 +382,16 @@ pub fn chunk_text(m: &TaxiModel, chunk: u64) -> Vec<u8> {
     buf
 }
 
-/// Writes the table to `out` (in the current rayon pool).
-pub fn write_file(m: &TaxiModel, out: &Path) -> Result<()> {
-    super::write_text_chunks(out, m.rows.div_ceil(CHUNK_ROWS), |k| chunk_text(m, k))
-}
-
 /// Runs `gen taxi`.
 pub fn run(args: &TaxiArgs) -> Result<()> {
-    let pool = super::worker_pool(args.threads)?;
     let model = TaxiModel::new(args.rows, args.seed)?;
-    let start = Instant::now();
-    pool.install(|| write_file(&model, &args.out))?;
-    let secs = start.elapsed().as_secs_f64();
-    let size = std::fs::metadata(&args.out).map(|m| m.len()).unwrap_or(0);
-    eprintln!(
-        "wrote {} rows to {} ({:.1} MiB) in {:.1} s",
-        args.rows,
-        args.out.display(),
-        size as f64 / 1048576.0,
-        secs
-    );
-    Ok(())
+    super::generate_text(
+        &args.out,
+        args.threads,
+        &format!("{} rows", args.rows),
+        args.rows.div_ceil(CHUNK_ROWS),
+        |k| chunk_text(&model, k),
+    )
 }
 
 #[cfg(test)]
