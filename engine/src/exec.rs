@@ -605,7 +605,7 @@ fn rows_of_block(
 /// the output columns of just the rows returned.
 fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> {
     let q = &plan.query;
-    let blocks = live_blocks(plan, table);
+    let blocks = crate::prune::top_blocks(plan, table, live_blocks(plan, table), keep);
     let outs: Vec<RowsOut> = blocks
         .par_iter()
         .map(|&b| rows_of_block(plan, table, b, Some(keep), false))

@@ -22,6 +22,7 @@ pub mod group;
 pub mod like;
 pub mod merge;
 pub mod order;
+pub mod prune;
 pub mod result;
 pub mod rounding;
 pub mod scalar;
