@@ -3,10 +3,12 @@
 
 Two commands, each writing one JSON document to --out (stdout stays free for the engines):
 
-  run  --engine duckdb|clickhouse (--parquet FILE | --tsv FILE) --create FILE --queries FILE
-       --workdir DIR [--runs R] [--threads N] [--only 1,2,...] --out FILE
-      Loads FILE into a fresh native table (DuckDB: a database file; chDB: a MergeTree table with
-      ClickBench's ORDER BY key), runs every query R times and reports
+  run  --engine duckdb|clickhouse [--table NAME] (--parquet FILE | --tsv FILE | --csv FILE...)
+       --create FILE --queries FILE --workdir DIR [--runs R] [--threads N] [--only 1,2,...]
+       --out FILE
+      Loads the data into a fresh native table NAME (default hits; DuckDB: a database file; chDB:
+      a MergeTree table with the --create file's ORDER BY key; CSV files have no header and
+      empty fields for NULL), runs every query R times and reports
       {"engine", "version", "load_time", "data_size", "peak_rss", "queries": [{"times": [...],
       "columns": [...], "rows": [[str, ...]], "error": str|null}]}.
 
@@ -15,6 +17,13 @@ Two commands, each writing one JSON document to --out (stdout stays free for the
       a query without its LIMIT/OFFSET and strata's answer to the original) once, for the
       tie-aware checks; reports {"results": [{"columns", "rows", "total_rows", "error"}]} where
       "rows" are the rows of DuckDB's full answer that match one of strata's rows.
+
+  brc --file FILE --workdir DIR [--threads N] [--repeat R] --out FILE
+      The One Billion Row Challenge on FILE (`station;temperature` lines): DuckDB over the file
+      in place (read_csv) and from a native table, chDB over the file in place (file()). Reports
+      {"runs": [{"name", "load", "first", "hot", "answer", "error"}]}: seconds (load: building the
+      native table; first: first query; hot: best of R more) and the answer line formatted from
+      exact decimals (min/mean/max, mean rounded half up, never -0.0).
 
   check
       Exit status 0 when duckdb and chdb import; prints what is missing otherwise.
@@ -105,11 +114,12 @@ def progress(msg):
 class DuckDb:
     name = "duckdb"
 
-    def __init__(self, workdir, threads):
+    def __init__(self, workdir, threads, table="hits"):
         import duckdb
 
         self.version = duckdb.__version__
-        self.path = os.path.join(workdir, "duckdb", "hits.duckdb")
+        self.table = table
+        self.path = os.path.join(workdir, "duckdb", f"{table}.duckdb")
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         for p in (self.path, self.path + ".wal"):
             if os.path.exists(p):
@@ -118,12 +128,20 @@ class DuckDb:
         if threads:
             self.con.execute(f"SET threads = {int(threads)}").fetchall()
 
-    def load(self, parquet, create_sql, tsv=False):
+    def load(self, parquet, create_sql, tsv=False, csv=None):
         self.con.execute(create_sql).fetchall()
+        if csv:
+            for path in csv:
+                src = path.replace("'", "''")
+                self.con.execute(
+                    f"COPY {self.table} FROM '{src}' (FORMAT csv, HEADER false)"
+                ).fetchall()
+            self.con.execute("CHECKPOINT").fetchall()
+            return
         if tsv:
             src = parquet.replace("'", "''")
             self.con.execute(
-                f"COPY hits FROM '{src}' (FORMAT csv, DELIMITER '{chr(9)}', HEADER false, QUOTE '', ESCAPE '', NULLSTR '\\N')"
+                f"COPY {self.table} FROM '{src}' (FORMAT csv, DELIMITER '{chr(9)}', HEADER false, QUOTE '', ESCAPE '', NULLSTR '\\N')"
             ).fetchall()
             self.con.execute("CHECKPOINT").fetchall()
             return
@@ -134,7 +152,7 @@ class DuckDb:
         )
         src = parquet.replace("'", "''")
         self.con.execute(
-            f"INSERT INTO hits BY NAME SELECT * REPLACE ({replace}) "
+            f"INSERT INTO {self.table} BY NAME SELECT * REPLACE ({replace}) "
             f"FROM read_parquet('{src}', binary_as_string = true)"
         ).fetchall()
         self.con.execute("CHECKPOINT").fetchall()
@@ -152,11 +170,12 @@ class DuckDb:
 class ChDb:
     name = "clickhouse"
 
-    def __init__(self, workdir, threads):
+    def __init__(self, workdir, threads, table="hits"):
         import chdb
         from chdb import session
 
         self.version = getattr(chdb, "__version__", "?")
+        self.table = table
         self.path = os.path.join(workdir, "chdb")
         if os.path.exists(self.path):
             shutil.rmtree(self.path)
@@ -175,42 +194,47 @@ class ChDb:
             raise RuntimeError(err)
         return res
 
-    def load(self, parquet, create_sql, tsv=False):
+    def load(self, parquet, create_sql, tsv=False, csv=None):
         self._run("CREATE DATABASE IF NOT EXISTS bench", "CSV")
         self._run("USE bench", "CSV")
         self._run(create_sql, "CSV")
-        if tsv:
+        if tsv or csv:
             res = self._run(
-                "SELECT name, type FROM system.columns WHERE database = 'bench' AND table = 'hits' "
-                "ORDER BY position",
+                "SELECT name, type FROM system.columns WHERE database = 'bench' "
+                f"AND table = '{self.table}' ORDER BY position",
                 "JSONCompact",
             )
             doc = json.loads(res.bytes() if hasattr(res, "bytes") else str(res))
             structure = ", ".join(f"{n} {t}" for n, t in doc["data"]).replace("'", "\\'")
-            src = parquet.replace("'", "\\'")
+            fmt = "CSV" if csv else "TabSeparated"
+            sources, select = csv or [parquet], "*"
+
+            def source(src):
+                return f"file('{src}', {fmt}, '{structure}')"
+
+        else:
+            replace = ", ".join(
+                [f"toDateTime({c}, 'UTC') AS {c}" for c in TIME_COLUMNS]
+                + ["toDate(EventDate) AS EventDate"]
+            )
+            sources, select = [parquet], f"* REPLACE ({replace})"
+
+            def source(src):
+                return f"file('{src}', Parquet)"
+
+        for path in sources:
+            src = path.replace("'", "\\'")
             self._run(
-                f"INSERT INTO hits SELECT * FROM file('{src}', TabSeparated, '{structure}') "
+                f"INSERT INTO {self.table} SELECT {select} FROM {source(src)} "
                 f"SETTINGS {self.settings}",
                 "CSV",
             )
-            self._run("OPTIMIZE TABLE hits FINAL", "CSV")
-            return
-        replace = ", ".join(
-            [f"toDateTime({c}, 'UTC') AS {c}" for c in TIME_COLUMNS]
-            + ["toDate(EventDate) AS EventDate"]
-        )
-        src = parquet.replace("'", "\\'")
-        self._run(
-            f"INSERT INTO hits SELECT * REPLACE ({replace}) FROM file('{src}', Parquet) "
-            f"SETTINGS {self.settings}",
-            "CSV",
-        )
-        self._run("OPTIMIZE TABLE hits FINAL", "CSV")
+        self._run(f"OPTIMIZE TABLE {self.table} FINAL", "CSV")
 
     def data_size(self):
         res = self._run(
             "SELECT sum(bytes_on_disk) FROM system.parts "
-            "WHERE database = 'bench' AND table = 'hits' AND active",
+            f"WHERE database = 'bench' AND table = '{self.table}' AND active",
             "JSONCompact",
         )
         try:
@@ -248,12 +272,13 @@ def cmd_run(args):
     with open(args.create, encoding="utf-8") as f:
         create_sql = f.read()
     queries = read_queries(args.queries)
-    eng = engine_cls(args.workdir, args.threads)
-    parquet = os.path.abspath(args.parquet or args.tsv)
+    eng = engine_cls(args.workdir, args.threads, args.table)
+    csv = [os.path.abspath(p) for p in args.csv] if args.csv else None
+    parquet = os.path.abspath(args.parquet or args.tsv) if not csv else None
     only = {int(x) for x in args.only.split(",") if x} if args.only else None
-    progress(f"[{args.engine}] loading {parquet}")
+    progress(f"[{args.engine}] loading {parquet or ', '.join(csv)}")
     t0 = time.perf_counter()
-    eng.load(parquet, create_sql, tsv=args.tsv is not None)
+    eng.load(parquet, create_sql, tsv=args.tsv is not None, csv=csv)
     load_time = time.perf_counter() - t0
     size = eng.data_size()
     progress(f"[{args.engine}] loaded in {load_time:.2f} s, {size / 1048576:.1f} MiB")
@@ -351,6 +376,21 @@ def cmd_full(args):
                         by_key = {}
                         for r in wanted:
                             by_key.setdefault(tuple(r[j] for j in exact_cols if j < len(r)), []).append(r)
+                        # The range of strata's values per float column: a row outside it
+                        # cannot be near any of strata's rows (cheap test for long answers).
+                        ranges = []
+                        for j, v in enumerate(raw):
+                            if j in exact_cols:
+                                continue
+                            xs = [x for x in (num(r[j]) for r in wanted if j < len(r)) if x is not None]
+                            if xs and not any(math.isnan(x) for x in xs):
+                                lo, hi = min(xs), max(xs)
+                                ranges.append((j, lo - 1e-9 * abs(lo), hi + 1e-9 * abs(hi)))
+                    if any(
+                        isinstance(raw[j], (float, decimal.Decimal)) and not lo <= raw[j] <= hi
+                        for j, lo, hi in ranges
+                    ):
+                        continue
                     cands = by_key.get(tuple(row[j] for j in exact_cols), ())
                     if any(len(c) == len(row) and all(map(cells_match, c, row)) for c in cands):
                         matched.append(row)
@@ -358,6 +398,107 @@ def cmd_full(args):
         except Exception as e:  # noqa: BLE001
             results.append({"columns": [], "rows": [], "total_rows": 0, "error": str(e)})
     write_json(args.out, {"results": results})
+
+
+BRC_SQL = (
+    "SELECT station, min(temperature), max(temperature), sum(temperature), count(*) "
+    "FROM {src} GROUP BY station"
+)
+
+
+def brc_answer(rows):
+    """The challenge's line from (station, min, max, sum, count) rows of exact decimals."""
+
+    def tenths(d):
+        return int(decimal.Decimal(d) * 10)
+
+    def text(t):
+        return ("-" if t < 0 else "") + "%d.%d" % (abs(t) // 10, abs(t) % 10)
+
+    parts = []
+    for name, lo, hi, total, n in sorted(rows, key=lambda r: r[0].encode("utf-8")):
+        n = int(n)
+        mean = (2 * tenths(total) + n) // (2 * n)
+        parts.append(f"{name}={text(tenths(lo))}/{text(mean)}/{text(tenths(hi))}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def timed_runs(run, repeat):
+    t0 = time.perf_counter()
+    rows = run()
+    first = time.perf_counter() - t0
+    hot = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run()
+        t = time.perf_counter() - t0
+        hot = t if hot is None else min(hot, t)
+    return rows, first, hot
+
+
+def cmd_brc(args):
+    path = os.path.abspath(args.file)
+    runs = []
+
+    def record(name, fn, load=None):
+        try:
+            rows, first, hot = fn()
+            runs.append({"name": name, "load": load, "first": first, "hot": hot,
+                         "answer": brc_answer(rows), "error": None})
+        except Exception as e:  # noqa: BLE001 - reported per run
+            runs.append({"name": name, "load": load, "first": None, "hot": None,
+                         "answer": None, "error": str(e).strip().splitlines()[0]})
+        r = runs[-1]
+        progress(f"[{name}] first {r['first']} s, hot {r['hot']} s" + (f" error {r['error']}" if r["error"] else ""))
+
+    try:
+        import duckdb
+
+        con = duckdb.connect(os.path.join(args.workdir, "brc.duckdb"))
+        if args.threads:
+            con.execute(f"SET threads = {int(args.threads)}").fetchall()
+        src = path.replace("'", "''")
+        csv = (
+            f"read_csv('{src}', delim=';', header=false, quote='', escape='', "
+            "columns={'station': 'VARCHAR', 'temperature': 'DECIMAL(3,1)'})"
+        )
+        q_csv = BRC_SQL.format(src=csv)
+        record("duckdb read_csv", lambda: timed_runs(lambda: con.execute(q_csv).fetchall(), args.repeat))
+        t0 = time.perf_counter()
+        con.execute(f"CREATE OR REPLACE TABLE measurements AS SELECT * FROM {csv}").fetchall()
+        load = time.perf_counter() - t0
+        q_tab = BRC_SQL.format(src="measurements")
+        record("duckdb table", lambda: timed_runs(lambda: con.execute(q_tab).fetchall(), args.repeat), load)
+        con.close()
+    except ImportError as e:
+        progress(f"duckdb skipped: {e}")
+    try:
+        from chdb import session
+
+        sess = session.Session(os.path.join(args.workdir, "chdb"))
+        settings = "format_csv_delimiter = ';', format_csv_allow_double_quotes = 0, " \
+            "format_csv_allow_single_quotes = 0, input_format_csv_trim_whitespaces = 0"
+        if args.threads:
+            settings += f", max_threads = {int(args.threads)}"
+        src = path.replace("'", "\\'")
+        sql = BRC_SQL.format(
+            src=f"file('{src}', CSV, 'station String, temperature Decimal(3,1)')"
+        ) + f" SETTINGS {settings}"
+
+        def ch():
+            res = sess.query(sql, "JSONCompact")
+            err = getattr(res, "error_message", None)
+            if callable(err):
+                err = err()
+            if err:
+                raise RuntimeError(err)
+            raw = res.bytes() if hasattr(res, "bytes") else str(res).encode()
+            return json.loads(raw, parse_float=decimal.Decimal)["data"]
+
+        record("chdb file()", lambda: timed_runs(ch, args.repeat))
+    except ImportError as e:
+        progress(f"chdb skipped: {e}")
+    write_json(args.out, {"runs": runs})
 
 
 def cmd_check(_args):
@@ -387,6 +528,8 @@ def main():
     src = r.add_mutually_exclusive_group(required=True)
     src.add_argument("--parquet")
     src.add_argument("--tsv")
+    src.add_argument("--csv", nargs="+")
+    r.add_argument("--table", default="hits")
     r.add_argument("--only", help="1-based query numbers, comma-separated (default: all)")
     r.add_argument("--create", required=True)
     r.add_argument("--queries", required=True)
@@ -399,9 +542,15 @@ def main():
     f.add_argument("--spec", required=True, help="JSON: [{sql, rows: strata's rows}]")
     f.add_argument("--threads", type=int, default=0)
     f.add_argument("--out", required=True)
+    b = sub.add_parser("brc")
+    b.add_argument("--file", required=True)
+    b.add_argument("--workdir", required=True)
+    b.add_argument("--threads", type=int, default=0)
+    b.add_argument("--repeat", type=int, default=1)
+    b.add_argument("--out", required=True)
     sub.add_parser("check")
     args = p.parse_args()
-    {"run": cmd_run, "full": cmd_full, "check": cmd_check}[args.cmd](args)
+    {"run": cmd_run, "full": cmd_full, "brc": cmd_brc, "check": cmd_check}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ use strata_format::Schema;
 
 use crate::error::{closest, internal, invalid, unsupported, EngineError, Result};
 use crate::expr::{cast_value, eval, ArithOp, CmpOp, Columns, DatePart, ExprKind, TExpr};
+use crate::rounding::Rounding;
 use crate::scalar::Func;
 use crate::strfn::StrFn;
 use crate::value::{LType, Phys, Value};
@@ -178,7 +179,9 @@ fn contains_agg(e: &SqlExpr) -> bool {
         | SqlExpr::Cast { expr, .. }
         | SqlExpr::IsNull(expr)
         | SqlExpr::IsNotNull(expr)
-        | SqlExpr::Extract { expr, .. } => contains_agg(expr),
+        | SqlExpr::Extract { expr, .. }
+        | SqlExpr::Floor { expr, .. }
+        | SqlExpr::Ceil { expr, .. } => contains_agg(expr),
         SqlExpr::Between {
             expr, low, high, ..
         } => any(&[expr, low, high]),
@@ -1061,6 +1064,20 @@ impl Binder<'_> {
                 str_call(StrFn::Trim(l, r), args)
             }
             SqlExpr::Function(f) => self.function(f, aggs),
+            SqlExpr::Floor { expr, field } | SqlExpr::Ceil { expr, field } => {
+                if !matches!(
+                    field,
+                    sql::CeilFloorKind::DateTimeField(sql::DateTimeField::NoDateTime)
+                ) {
+                    return unsupported(format!("{e}"));
+                }
+                let mode = if matches!(e, SqlExpr::Floor { .. }) {
+                    Rounding::Floor
+                } else {
+                    Rounding::Ceil
+                };
+                rounding_call(mode, self.expr(expr, aggs)?)
+            }
             SqlExpr::Subquery(_) | SqlExpr::Exists { .. } | SqlExpr::InSubquery { .. } => {
                 unsupported("subqueries")
             }
@@ -1391,6 +1408,19 @@ impl Binder<'_> {
                 func_common(f, args.to_vec())
             }
             ("nullif", [a, b]) => func_common(Func::NullIf, vec![a.clone(), b.clone()]),
+            ("round", [x]) => rounding_call(Rounding::Round(0), x.clone()),
+            ("round", [x, n]) => {
+                let digits = match n.as_lit() {
+                    Some(Value::Int(d)) if n.ty.is_integer() => i32::try_from(*d).ok(),
+                    _ => None,
+                };
+                let Some(digits) = digits else {
+                    return unsupported("round() with a non-constant or non-integer precision");
+                };
+                rounding_call(Rounding::Round(digits), x.clone())
+            }
+            ("floor", [x]) => rounding_call(Rounding::Floor, x.clone()),
+            ("ceil" | "ceiling", [x]) => rounding_call(Rounding::Ceil, x.clone()),
             _ => unsupported(format!(
                 "function {name}({})",
                 bound
@@ -1417,6 +1447,17 @@ fn extract_expr(part: DatePart, x: TExpr) -> TExpr {
 
 /// A call whose arguments are cast to their common type, which it returns
 /// (`nullif` returns the first argument's value).
+/// `round`/`floor`/`ceil` of `x` with DuckDB's types.
+fn rounding_call(mode: Rounding, x: TExpr) -> Result<TExpr> {
+    let Some((arg, ty)) = mode.types(x.ty) else {
+        return invalid(format!("{}() does not accept {}", mode.name(), x.ty));
+    };
+    Ok(TExpr {
+        kind: ExprKind::Func(Box::new(Func::Rounding(mode)), vec![cast_to(x, arg)?]),
+        ty,
+    })
+}
+
 fn func_common(f: Func, args: Vec<TExpr>) -> Result<TExpr> {
     let mut ty = LType::Null;
     for a in &args {
@@ -1605,6 +1646,15 @@ mod tests {
             Field::new("a", DataType::Int16, false),
             Field::new("s", DataType::String, true),
             Field::new("d", DataType::Date, false),
+            Field::new(
+                "m",
+                DataType::Decimal {
+                    precision: 3,
+                    scale: 1,
+                },
+                false,
+            ),
+            Field::new("f", DataType::Float64, true),
         ])
         .unwrap_or_default()
     }
@@ -1623,6 +1673,35 @@ mod tests {
         assert_eq!(q.select[2].1.ty, LType::HugeInt);
         let w = bind_sql("SELECT COUNT(*) FROM t WHERE d >= '2013-07-01'");
         assert!(w.is_ok(), "{w:?}");
+    }
+
+    #[test]
+    fn decimal_and_double_aggregates_are_typed_as_duckdb() {
+        let types = |sql: &str| -> Vec<LType> {
+            let q = bind_sql(sql).unwrap_or_else(|e| unreachable!("{e}"));
+            q.select.iter().map(|s| s.1.ty).collect()
+        };
+        assert_eq!(
+            types("SELECT sum(m), avg(m), min(m), max(m), count(m), sum(f) FROM t"),
+            [
+                LType::Decimal(38, 1),
+                LType::Double,
+                LType::Decimal(3, 1),
+                LType::Decimal(3, 1),
+                LType::Int64,
+                LType::Double,
+            ]
+        );
+        assert_eq!(
+            types("SELECT round(m), floor(m), round(f, 2), ceil(a), a // 2 FROM t"),
+            [
+                LType::Decimal(3, 0),
+                LType::Decimal(3, 0),
+                LType::Double,
+                LType::Double,
+                LType::Int16,
+            ]
+        );
     }
 
     #[test]

@@ -532,7 +532,9 @@ fn leading_column(plan: &Plan, table: &Table) -> Option<(usize, bool, bool)> {
 /// the output columns of just the rows returned.
 fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> {
     let q = &plan.query;
-    let blocks = live_blocks(plan, table);
+    // Blocks whose statistics cannot reach the top go first (no WHERE);
+    // the rest are visited best-first, skipping those the rows found rule out.
+    let blocks = crate::prune::top_blocks(plan, table, live_blocks(plan, table), keep);
     let outs: Vec<(usize, RowsOut)> = match leading_column(plan, table) {
         Some((c, desc, false)) => leading_blocks(plan, table, blocks, keep, c, desc)?,
         _ => {

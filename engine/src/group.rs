@@ -281,6 +281,24 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<
 /// (`u32::MAX` for NULL).
 fn dedup_keys(v: &Vector) -> (Vec<u32>, Vec<u128>) {
     let ks: Vec<Option<u128>> = (0..v.len()).map(|i| v.key(i)).collect();
+    // A monotone expression of a column's sorted values (`extract(year ...)`,
+    // `x // 5`) gives sorted keys already: one linear pass.
+    if ks.iter().flatten().is_sorted() {
+        let mut keys: Vec<u128> = Vec::new();
+        let codes = ks
+            .iter()
+            .map(|k| match k {
+                Some(k) => {
+                    if keys.last() != Some(k) {
+                        keys.push(*k);
+                    }
+                    keys.len() as u32 - 1
+                }
+                None => u32::MAX,
+            })
+            .collect();
+        return (codes, keys);
+    }
     let mut keys: Vec<u128> = ks.iter().flatten().copied().collect();
     keys.sort_unstable();
     keys.dedup();
@@ -803,4 +821,30 @@ fn per_value_groups(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Value;
+
+    fn vector(vals: &[Option<i64>]) -> Vector {
+        let mut v = Vector::empty(LType::Int64, vals.len());
+        for x in vals {
+            v.push(&x.map_or(Value::Null, Value::Int));
+        }
+        v
+    }
+
+    #[test]
+    fn dedup_keys_sorted_and_unsorted_agree() {
+        let sorted = vector(&[Some(1), Some(1), Some(3), None, Some(3), Some(7)]);
+        let shuffled = vector(&[Some(7), Some(1), None, Some(3), Some(1), Some(3)]);
+        let (c1, k1) = dedup_keys(&sorted);
+        let (c2, k2) = dedup_keys(&shuffled);
+        assert_eq!(k1, k2);
+        assert_eq!(k1.len(), 3);
+        assert_eq!(c1, [0, 0, 1, u32::MAX, 1, 2]);
+        assert_eq!(c2, [2, 0, u32::MAX, 1, 0, 1]);
+    }
 }

@@ -26,6 +26,8 @@ pub enum Func {
     },
     /// `strftime(x, format)` of a DATE or TIMESTAMP (the specifiers).
     Strftime(Vec<FmtItem>),
+    /// `round`, `floor` or `ceil` (see [`crate::rounding`]).
+    Rounding(crate::rounding::Rounding),
 }
 
 /// A piece of a `strftime` format.
@@ -47,6 +49,7 @@ impl Func {
             Func::Least => "least",
             Func::AddInterval { .. } => "add_interval",
             Func::Strftime(_) => "strftime",
+            Func::Rounding(r) => r.name(),
         }
     }
 }
@@ -276,6 +279,15 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
                 data: Data::I64(d.iter().map(|&t| add_months(t, *months) + secs).collect()),
                 nulls: a.nulls.clone(),
             });
+        }
+        Func::Rounding(mode) => {
+            let [a] = args else {
+                return Err(EngineError::Internal(format!(
+                    "{}() needs one argument",
+                    mode.name()
+                )));
+            };
+            return crate::rounding::eval(*mode, a, ty);
         }
         Func::Strftime(items) => {
             let [a] = args else {

@@ -6,11 +6,17 @@
 //! each from its own RNG stream keyed by `(seed, chunk index)`, generated in parallel
 //! and written in order: the same seed gives byte-identical files for any
 //! `--threads`.
+//!
+//! `gen 1brc` writes a One Billion Row Challenge file ([`brc`]); `gen taxi` the NYC taxi
+//! `trips` CSV of LocustDB's benchmark ([`taxi`]).
 
+pub mod brc;
 pub mod hits;
 pub mod model;
 pub mod rng;
 pub mod schema;
+pub mod taxi;
+pub mod taxi_lookup;
 pub mod text;
 pub mod writer_parquet;
 pub mod writer_text;
@@ -101,17 +107,73 @@ impl Format {
     }
 }
 
-/// Runs `gen hits`.
-pub fn run_hits(args: &HitsArgs) -> Result<()> {
-    let format = Format::from_path(&args.out)?;
+/// The worker pool for a generator's `--threads` (default: all cores).
+pub fn worker_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = args.threads {
+    if let Some(n) = threads {
         if n == 0 {
             bail!("--threads must be at least 1");
         }
         builder = builder.num_threads(n);
     }
-    let pool = builder.build().context("starting the worker threads")?;
+    builder.build().context("starting the worker threads")
+}
+
+/// Writes the text of chunks `0..chunks` to `out`: produced by `chunk` in parallel (in the
+/// current rayon pool), written in order, with progress every 10% for long runs.
+pub fn write_text_chunks(
+    out: &Path,
+    chunks: u64,
+    chunk: impl Fn(u64) -> Vec<u8> + Sync,
+) -> Result<()> {
+    let file = File::create(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 22, file);
+    let step = (rayon::current_num_threads() as u64 * 2).max(2);
+    let (mut c, mut reported) = (0, 0);
+    while c < chunks {
+        let n = step.min(chunks - c);
+        let texts: Vec<Vec<u8>> = (c..c + n).into_par_iter().map(&chunk).collect();
+        for t in &texts {
+            w.write_all(t)
+                .with_context(|| format!("writing {}", out.display()))?;
+        }
+        c += n;
+        let pct = c * 100 / chunks;
+        if pct >= reported + 10 && chunks > 16 {
+            reported = pct;
+            eprintln!("  {pct}% of {}", out.display());
+        }
+    }
+    w.flush()
+        .with_context(|| format!("writing {}", out.display()))
+}
+
+/// Generates a text file of `chunks` chunks (see [`write_text_chunks`]) on `threads`
+/// workers and reports its size and time; `what` describes the rows.
+pub fn generate_text(
+    out: &Path,
+    threads: Option<usize>,
+    what: &str,
+    chunks: u64,
+    chunk: impl Fn(u64) -> Vec<u8> + Sync + Send,
+) -> Result<()> {
+    let pool = worker_pool(threads)?;
+    let start = Instant::now();
+    pool.install(|| write_text_chunks(out, chunks, chunk))?;
+    let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    eprintln!(
+        "wrote {what} to {} ({:.1} MiB) in {:.1} s",
+        out.display(),
+        size as f64 / 1048576.0,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Runs `gen hits`.
+pub fn run_hits(args: &HitsArgs) -> Result<()> {
+    let format = Format::from_path(&args.out)?;
+    let pool = worker_pool(args.threads)?;
     let start = Instant::now();
     let config = HitsConfig {
         rows: args.rows,

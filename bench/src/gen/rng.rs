@@ -104,6 +104,15 @@ impl DetRng {
         -mean * (1.0 - self.unit()).ln()
     }
 
+    /// A normal draw with the given mean and standard deviation (Box-Muller on two
+    /// [`DetRng::unit`] draws; one draw of the pair is discarded to keep the stream simple).
+    #[inline]
+    pub fn normal(&mut self, mean: f64, sd: f64) -> f64 {
+        let u1 = 1.0 - self.unit();
+        let u2 = self.unit();
+        mean + sd * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+
     /// Picks an index from cumulative weights (`cum` ascending, last = total).
     #[inline]
     pub fn pick_cum(&mut self, cum: &[f64]) -> usize {

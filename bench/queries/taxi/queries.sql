@@ -1,0 +1,10 @@
+SELECT cab_type, count(*) FROM trips GROUP BY cab_type;
+SELECT passenger_count, avg(total_amount) FROM trips GROUP BY passenger_count;
+SELECT passenger_count, extract(year FROM pickup_datetime) AS year, count(*) FROM trips GROUP BY passenger_count, year;
+SELECT passenger_count, extract(year FROM pickup_datetime) AS year, round(trip_distance) AS distance, count(*) FROM trips GROUP BY passenger_count, year, distance;
+SELECT trip_id FROM trips WHERE passenger_count = 5 AND vendor_id = 'CMT' AND total_amount < 5 AND store_and_fwd_flag = '1' LIMIT 100;
+SELECT passenger_count, trip_distance, total_amount FROM trips ORDER BY total_amount DESC LIMIT 100;
+SELECT passenger_count, pickup_puma, dropoff_puma, count(*) FROM trips GROUP BY passenger_count, pickup_puma, dropoff_puma;
+SELECT trip_id // 5 AS k, sum(total_amount) AS total FROM trips GROUP BY k ORDER BY total DESC, k LIMIT 100;
+SELECT pickup_ntaname, count(*) FROM trips GROUP BY pickup_ntaname;
+SELECT trip_id FROM trips ORDER BY trip_id DESC LIMIT 100;
