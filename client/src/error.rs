@@ -3,6 +3,8 @@
 use strata_engine::EngineError;
 use strata_format::FormatError;
 
+use crate::file_cache::SourceError;
+
 /// Everything that can go wrong opening or querying tables.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -25,6 +27,10 @@ pub enum Error {
     /// The table's files could not be read: missing, unreadable or damaged.
     #[error(transparent)]
     Data(#[from] FormatError),
+    /// Input files named in FROM could not be loaded: missing, unreadable,
+    /// or with rows that do not fit the columns.
+    #[error(transparent)]
+    Source(#[from] SourceError),
     /// An I/O error outside the table files (for example a missing database
     /// directory).
     #[error("{context}: {source}")]
@@ -100,6 +106,10 @@ impl From<EngineError> for Error {
                 }
             }
             EngineError::Format(f) => Error::Data(f),
+            EngineError::Source(e) => match e.downcast::<SourceError>() {
+                Ok(e) => Error::Source(*e),
+                Err(e) => Error::Query(EngineError::Source(e)),
+            },
             other => Error::Query(other),
         }
     }

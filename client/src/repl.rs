@@ -15,8 +15,9 @@ use rustyline::hint::Hinter;
 use rustyline::history::{FileHistory, History};
 use rustyline::validate::Validator;
 use rustyline::{Config, Context, Editor, Helper};
-use strata::{Database, Options};
+use strata::Database;
 
+use crate::cmd_cache::{open_db, CacheArgs};
 use crate::cmd_query::{split_statements, Recording};
 use crate::output::Format;
 
@@ -29,6 +30,9 @@ pub struct ReplArgs {
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Where files queried in place are cached.
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 impl Default for ReplArgs {
@@ -36,6 +40,7 @@ impl Default for ReplArgs {
         ReplArgs {
             db: PathBuf::from("."),
             threads: 0,
+            cache: CacheArgs::default(),
         }
     }
 }
@@ -145,7 +150,7 @@ enum Next {
 
 /// Runs the shell until `.quit` or end of input.
 pub fn run(args: &ReplArgs) -> Result<()> {
-    let db = Database::open_with(&args.db, Options::new().threads(args.threads))?;
+    let db = open_db(&args.db, args.threads, &args.cache)?;
     let config = Config::builder()
         .auto_add_history(false)
         .max_history_size(10_000)?

@@ -35,6 +35,10 @@ pub enum EngineError {
     /// Reading the table failed: I/O error or corrupt data.
     #[error(transparent)]
     Format(#[from] FormatError),
+    /// The catalog could not provide the table: for example an input file
+    /// named in FROM could not be read or loaded.
+    #[error(transparent)]
+    Source(Box<dyn std::error::Error + Send + Sync>),
     /// A bug in strata.
     #[error("internal error: {0}")]
     Internal(String),

@@ -25,6 +25,7 @@ pub mod order;
 pub mod result;
 pub mod scalar;
 pub mod strfn;
+pub mod table_ref;
 pub mod value;
 
 use std::path::{Path, PathBuf};
@@ -33,16 +34,18 @@ use strata_format::Table;
 
 pub use error::{EngineError, Result};
 pub use result::{QueryResult, ResultColumn};
+pub use table_ref::{ArgValue, TableArg, TableRef};
 pub use value::{LType, Value, Vector};
 
-/// Resolves the table named in FROM.
+/// Resolves the relation named in FROM.
 pub trait Catalog {
-    /// Opens the table `name` (as written in the query).
-    fn open(&self, name: &str) -> Result<Table>;
+    /// Opens the table `table` refers to (as written in the query).
+    fn open(&self, table: &TableRef) -> Result<Table>;
 }
 
 /// A directory of tables: `FROM hits` opens `<dir>/hits`; a name containing
-/// a path separator (written quoted) is opened as a path.
+/// a path separator (written quoted) is opened as a path. Table functions are
+/// not known here (see the `strata` crate for `read_csv` and friends).
 #[derive(Debug, Clone)]
 pub struct Database {
     dir: PathBuf,
@@ -55,8 +58,10 @@ impl Database {
     }
 }
 
-impl Catalog for Database {
-    fn open(&self, name: &str) -> Result<Table> {
+impl Database {
+    /// Opens the table `name`: `<dir>/name`, or `name` itself when it
+    /// contains a path separator.
+    pub fn open_named(&self, name: &str) -> Result<Table> {
         let path = if name.contains('/') || name.contains('\\') {
             PathBuf::from(name)
         } else {
@@ -80,6 +85,19 @@ impl Catalog for Database {
                 })
             }
             Err(e) => Err(e.into()),
+        }
+    }
+}
+
+impl Catalog for Database {
+    fn open(&self, table: &TableRef) -> Result<Table> {
+        match table {
+            TableRef::Named(name) => self.open_named(name),
+            TableRef::Function { name, .. } => Err(EngineError::NotFound {
+                kind: "table function",
+                name: name.clone(),
+                suggestion: None,
+            }),
         }
     }
 }
@@ -136,7 +154,7 @@ impl Engine {
     pub fn query_in(&self, catalog: &dyn Catalog, sql: &str) -> Result<QueryResult> {
         let inner = bind::strip_explain(sql).unwrap_or(sql);
         let q = bind::parse(inner)?;
-        let table = catalog.open(&bind::table_name(&q)?)?;
+        let table = catalog.open(&bind::table_ref(&q)?)?;
         self.query(&table, sql)
     }
 
