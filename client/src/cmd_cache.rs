@@ -125,11 +125,15 @@ pub fn run(cmd: &CacheCmd) -> Result<()> {
                 } else {
                     "partial".into()
                 };
+                let options = match &e.columns {
+                    Some(c) => format!("{} ({} columns)", e.options, c.len()),
+                    None => e.options.clone(),
+                };
                 text.push_str(&format!(
                     "{:>10}  {:>9}  {:<40}  {}\n",
                     size(e.bytes),
                     used,
-                    e.options,
+                    options,
                     files.join(", ")
                 ));
             }

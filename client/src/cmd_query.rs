@@ -137,7 +137,15 @@ impl<'a> Recording<'a> {
 
 impl Catalog for Recording<'_> {
     fn open(&self, table: &TableRef) -> Result<strata::format::Table, EngineError> {
-        let t = self.inner.open(table)?;
+        self.open_for(table, None)
+    }
+
+    fn open_for(
+        &self,
+        table: &TableRef,
+        words: Option<&[String]>,
+    ) -> Result<strata::format::Table, EngineError> {
+        let t = self.inner.open_for(table, words)?;
         if let Ok(mut tables) = self.opened.lock() {
             tables.push(t.clone());
         }

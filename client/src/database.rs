@@ -194,7 +194,10 @@ impl Database {
     /// The plan of `sql` and the strategy chosen for each block, as text.
     pub fn explain(&self, sql: &str) -> Result<String> {
         let q = strata_engine::bind::parse(sql)?;
-        let table = self.catalog.open(&strata_engine::bind::table_ref(&q)?)?;
+        let words = strata_engine::column_words(&q, sql);
+        let table = self
+            .catalog
+            .open_for(&strata_engine::bind::table_ref(&q)?, words.as_deref())?;
         Ok(self.engine.explain(&table, sql)?)
     }
 

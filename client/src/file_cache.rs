@@ -1,16 +1,19 @@
 //! The cache of input files loaded as strata tables.
 //!
 //! ```text
-//! <cache dir>/<key>/SOURCE     what the entry holds: options, then size, mtime (ns) and path per file
+//! <cache dir>/<key>-<columns>/SOURCE  options; size, mtime (ns), path per file; columns loaded
 //!                   USED       empty; its modification time is the entry's last use
 //!                   LOCK       while a process builds the entry: its pid
 //!                   table/     the strata table (published atomically by the table writer)
 //! ```
 //!
-//! The key is a hash of `SOURCE`'s text, so a lookup costs one `stat` per
-//! input file and never reads file contents: a file whose size or
-//! modification time changed has another key and is loaded again (the old
-//! entry is dropped then). The first process to take `LOCK` builds the
+//! The key is a hash of the options and the files' paths, sizes and
+//! modification times, so a lookup costs one `stat` per input file and never
+//! reads file contents: a file whose size or modification time changed has
+//! another key and is loaded again (the old entry is dropped then). Parquet
+//! files are loaded with only the columns the query names (`<columns>` is a
+//! hash of that set); a later query naming others loads the union, which
+//! replaces the smaller entries. The first process to take `LOCK` builds the
 //! entry; the others wait for it, or take over when its process died. Past
 //! the size limit, the least recently used entries are removed.
 //!
@@ -98,6 +101,9 @@ pub struct CacheEntry {
     pub sources: Vec<SourceFile>,
     /// The read options (as `ReadOptions::describe` wrote them).
     pub options: String,
+    /// The columns loaded, when not all (Parquet files are loaded with the
+    /// columns queries use).
+    pub columns: Option<Vec<String>>,
     /// Bytes on disk.
     pub bytes: u64,
     /// Last use.
@@ -105,9 +111,6 @@ pub struct CacheEntry {
     /// Whether the table is complete (not still being built, or abandoned).
     pub complete: bool,
 }
-
-/// Loads input files (canonical paths) into a new table directory.
-pub(crate) type Loader<'a> = dyn FnMut(&[String], &Path) -> Result<(), EngineError> + 'a;
 
 /// Where the cache lives and how large it may grow.
 #[derive(Debug)]
@@ -174,57 +177,127 @@ impl FileCache {
         self.limit
     }
 
-    /// The table holding `spec`'s files, loading them first (with `load`)
-    /// unless an entry for their current size and modification time exists.
+    /// The table holding `spec`'s files, loading them first (through
+    /// `loader`) unless an entry for their current size and modification
+    /// time exists. With `words` (see [`strata_engine::column_words`]) an
+    /// entry holding only the columns named among them will do, and a new
+    /// entry loads only those plus the columns of older entries for the same
+    /// files, so entries grow towards the columns queries use.
     pub(crate) fn table(
         &self,
         spec: &FileSpec,
-        load: &mut Loader<'_>,
+        words: Option<&[String]>,
+        loader: &dyn Loader,
     ) -> Result<Table, EngineError> {
         let sources = stat_inputs(&spec.patterns)?;
-        let source_text = source_text(&spec.read.describe(), &sources);
-        let key = format!(
-            "{:032x}",
-            xxhash_rust::xxh3::xxh3_128(source_text.as_bytes())
-        );
-        let entry = self.dir.join(&key);
-        let table_dir = entry.join(TABLE_DIR);
+        let options = spec.read.describe();
+        let base = hash(&source_text(&options, &sources));
         loop {
-            if let Some(t) = open_entry(&entry)? {
-                return Ok(t);
+            let siblings = self.siblings(&base);
+            for (dir, meta) in &siblings {
+                if meta.covers(words) {
+                    if let Some(t) = open_entry(dir)? {
+                        return Ok(t);
+                    }
+                }
             }
-            fs::create_dir_all(&entry).map_err(|e| source_err(io_err("creating", &entry)(e)))?;
-            let Some(lock) = Lock::take(&entry)? else {
-                std::thread::sleep(POLL);
-                continue;
+            let (columns, fields) = match words {
+                None => (None, None),
+                Some(words) => {
+                    let fields = match siblings.iter().find_map(|(_, m)| m.fields.clone()) {
+                        Some(f) => f,
+                        None => loader.fields(&sources)?,
+                    };
+                    let mut set = fields.named_by(words);
+                    for (_, m) in &siblings {
+                        set.extend(m.loaded.iter().flatten().cloned());
+                    }
+                    if set.is_empty() {
+                        set.extend(fields.names.get(fields.cheapest).cloned());
+                    }
+                    let ordered = fields.names.iter().filter(|n| set.contains(*n)).cloned();
+                    (Some(ordered.collect::<Vec<_>>()), Some(fields))
+                }
             };
-            if let Some(t) = open_entry(&entry)? {
+            let meta = Meta {
+                options: options.clone(),
+                sources: sources.clone(),
+                loaded: columns,
+                fields,
+            };
+            let entry = self
+                .dir
+                .join(format!("{base}-{}", hash(&meta.columns_text())));
+            if let Some(t) = self.build(&entry, &meta, loader)? {
                 return Ok(t);
             }
-            // A table without a USED marker is left over from an abandoned
-            // build; the writer never publishes half a table, so remove it.
-            let _ = fs::remove_dir_all(&table_dir);
-            write_atomic(&entry.join(SOURCE_FILE), source_text.as_bytes())?;
-            let inputs: Vec<String> = sources
-                .iter()
-                .map(|s| s.path.to_string_lossy().into_owned())
-                .collect();
-            let built = load(&inputs, &table_dir).and_then(|()| {
-                if stat_inputs(&inputs)? != sources {
+        }
+    }
+
+    /// Complete entries for the same files (same size and modification
+    /// time) and options as `base`.
+    fn siblings(&self, base: &str) -> Vec<(PathBuf, Meta)> {
+        let prefix = format!("{base}-");
+        let Ok(rd) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        rd.filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .map(|e| e.path())
+            .filter(|p| p.join(USED_FILE).exists())
+            .map(|p| {
+                let meta = Meta::read(&p);
+                (p, meta)
+            })
+            .collect()
+    }
+
+    /// Builds `entry` unless another process is building it (`None`: look
+    /// again).
+    fn build(
+        &self,
+        entry: &Path,
+        meta: &Meta,
+        loader: &dyn Loader,
+    ) -> Result<Option<Table>, EngineError> {
+        if let Some(t) = open_entry(entry)? {
+            return Ok(Some(t));
+        }
+        fs::create_dir_all(entry).map_err(|e| source_err(io_err("creating", entry)(e)))?;
+        let Some(lock) = Lock::take(entry)? else {
+            std::thread::sleep(POLL);
+            return Ok(None);
+        };
+        if let Some(t) = open_entry(entry)? {
+            return Ok(Some(t));
+        }
+        let table_dir = entry.join(TABLE_DIR);
+        // A table without a USED marker is left over from an abandoned
+        // build; the writer never publishes half a table, so remove it.
+        let _ = fs::remove_dir_all(&table_dir);
+        write_atomic(&entry.join(SOURCE_FILE), meta.text().as_bytes())?;
+        let inputs: Vec<String> = meta
+            .sources
+            .iter()
+            .map(|s| s.path.to_string_lossy().into_owned())
+            .collect();
+        let built = loader
+            .load(&inputs, &table_dir, meta.loaded.as_deref())
+            .and_then(|()| {
+                if stat_inputs(&inputs)? != meta.sources {
                     return Err(source_err(SourceError::Changed {
-                        path: sources.first().map(|s| s.path.clone()).unwrap_or_default(),
+                        path: inputs.first().map(PathBuf::from).unwrap_or_default(),
                     }));
                 }
                 touch(&entry.join(USED_FILE))
             });
-            drop(lock);
-            if let Err(e) = built {
-                let _ = fs::remove_dir_all(&entry);
-                return Err(e);
-            }
-            self.evict(&entry, &sources, &spec.read.describe());
-            return Ok(Table::open(&table_dir)?);
+        drop(lock);
+        if let Err(e) = built {
+            let _ = fs::remove_dir_all(entry);
+            return Err(e);
         }
+        self.evict(entry, meta);
+        Ok(Some(Table::open(&table_dir)?))
     }
 
     /// Every entry, most recently used first.
@@ -264,17 +337,26 @@ impl FileCache {
         Ok(removed)
     }
 
-    /// Drops older entries for the same files and options as `keep`, then
-    /// the least recently used ones while the cache is over its limit
-    /// (never `keep`, nor an entry being built). Best effort.
-    fn evict(&self, keep: &Path, sources: &[SourceFile], options: &str) {
+    /// Drops older entries for the same files and options as `keep` (stale,
+    /// or holding fewer columns), then the least recently used ones while
+    /// the cache is over its limit (never `keep`, nor an entry being built).
+    /// Best effort.
+    fn evict(&self, keep: &Path, meta: &Meta) {
         let Ok(entries) = self.entries() else {
             return;
         };
         let same_files = |e: &CacheEntry| {
-            e.options == options
-                && e.sources.len() == sources.len()
-                && e.sources.iter().zip(sources).all(|(a, b)| a.path == b.path)
+            e.options == meta.options
+                && e.sources.len() == meta.sources.len()
+                && e.sources
+                    .iter()
+                    .zip(&meta.sources)
+                    .all(|(a, b)| a.path == b.path)
+                && match (&e.columns, &meta.loaded) {
+                    (_, None) => true,
+                    (None, Some(_)) => false,
+                    (Some(old), Some(new)) => old.iter().all(|c| new.contains(c)),
+                }
         };
         let mut total = 0;
         let mut candidates = Vec::new();
@@ -350,6 +432,120 @@ fn stat_inputs(patterns: &[String]) -> Result<Vec<SourceFile>, EngineError> {
         .collect()
 }
 
+fn hash(text: &str) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(text.as_bytes()))
+}
+
+/// A file's columns, for loading only some of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fields {
+    /// Column names in file order.
+    pub names: Vec<String>,
+    /// The column cheapest to load (for a query that names none).
+    pub cheapest: usize,
+}
+
+impl Fields {
+    /// The columns named among `words` (case-insensitively).
+    fn named_by(&self, words: &[String]) -> std::collections::BTreeSet<String> {
+        self.names
+            .iter()
+            .filter(|n| words.iter().any(|w| w.eq_ignore_ascii_case(n)))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Reads input files into tables for the cache.
+pub(crate) trait Loader {
+    /// The columns of the files.
+    fn fields(&self, sources: &[SourceFile]) -> Result<Fields, EngineError>;
+    /// Loads `inputs` (canonical paths) into the new table directory
+    /// `dest`: only `columns` when given.
+    fn load(
+        &self,
+        inputs: &[String],
+        dest: &Path,
+        columns: Option<&[String]>,
+    ) -> Result<(), EngineError>;
+}
+
+/// What an entry's `SOURCE` file says.
+#[derive(Debug, Clone, Default)]
+struct Meta {
+    options: String,
+    sources: Vec<SourceFile>,
+    /// The columns loaded; `None` for all.
+    loaded: Option<Vec<String>>,
+    /// All the files' columns, when only some were loaded.
+    fields: Option<Fields>,
+}
+
+impl Meta {
+    fn text(&self) -> String {
+        let mut s = source_text(&self.options, &self.sources);
+        s.push_str(&self.columns_text());
+        if let Some(f) = &self.fields {
+            s.push_str(&format!("cheapest {}\n", f.cheapest));
+            for n in &f.names {
+                s.push_str(&format!("field {n}\n"));
+            }
+        }
+        s
+    }
+
+    fn columns_text(&self) -> String {
+        match &self.loaded {
+            None => "loaded *\n".into(),
+            Some(cols) => cols.iter().map(|c| format!("loaded {c}\n")).collect(),
+        }
+    }
+
+    fn read(dir: &Path) -> Meta {
+        let text = fs::read_to_string(dir.join(SOURCE_FILE)).unwrap_or_default();
+        let mut m = Meta::default();
+        let (mut loaded, mut names, mut cheapest) = (Vec::new(), Vec::new(), 0);
+        let mut all = false;
+        for line in text.lines() {
+            let (tag, rest) = line.split_once(' ').unwrap_or((line, ""));
+            match tag {
+                "options" => m.options = rest.to_string(),
+                "loaded" if rest == "*" => all = true,
+                "loaded" => loaded.push(rest.to_string()),
+                "field" => names.push(rest.to_string()),
+                "cheapest" => cheapest = rest.parse().unwrap_or(0),
+                "file" => {
+                    let mut parts = rest.splitn(3, ' ');
+                    if let (Some(size), Some(mtime), Some(path)) =
+                        (parts.next(), parts.next(), parts.next())
+                    {
+                        m.sources.push(SourceFile {
+                            path: PathBuf::from(path),
+                            size: size.parse().unwrap_or(0),
+                            mtime_ns: mtime.parse().unwrap_or(0),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        m.loaded = (!all).then_some(loaded);
+        m.fields = (!names.is_empty()).then_some(Fields { names, cheapest });
+        m
+    }
+
+    /// Whether this entry holds every column a query naming `words` reads.
+    fn covers(&self, words: Option<&[String]>) -> bool {
+        match (&self.loaded, words, &self.fields) {
+            (None, _, _) => true,
+            (Some(loaded), Some(words), Some(fields)) => {
+                fields.named_by(words).iter().all(|c| loaded.contains(c))
+            }
+            _ => false,
+        }
+    }
+}
+
 fn source_text(options: &str, sources: &[SourceFile]) -> String {
     let mut s = format!("{VERSION_LINE}\noptions {options}\n");
     for f in sources {
@@ -402,25 +598,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EngineError> {
 }
 
 fn read_entry(dir: &Path) -> CacheEntry {
-    let text = fs::read_to_string(dir.join(SOURCE_FILE)).unwrap_or_default();
-    let mut options = String::new();
-    let mut sources = Vec::new();
-    for line in text.lines() {
-        if let Some(o) = line.strip_prefix("options ") {
-            options = o.to_string();
-        } else if let Some(f) = line.strip_prefix("file ") {
-            let mut parts = f.splitn(3, ' ');
-            if let (Some(size), Some(mtime), Some(path)) =
-                (parts.next(), parts.next(), parts.next())
-            {
-                sources.push(SourceFile {
-                    path: PathBuf::from(path),
-                    size: size.parse().unwrap_or(0),
-                    mtime_ns: mtime.parse().unwrap_or(0),
-                });
-            }
-        }
-    }
+    let meta = Meta::read(dir);
     let used = fs::metadata(dir.join(USED_FILE));
     let last_used = used
         .as_ref()
@@ -430,8 +608,9 @@ fn read_entry(dir: &Path) -> CacheEntry {
         .unwrap_or(UNIX_EPOCH);
     CacheEntry {
         dir: dir.to_path_buf(),
-        sources,
-        options,
+        sources: meta.sources,
+        options: meta.options,
+        columns: meta.loaded,
         bytes: dir_bytes(dir),
         last_used,
         complete: used.is_ok(),

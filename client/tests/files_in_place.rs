@@ -196,6 +196,39 @@ fn parquet_by_extension_and_read_parquet() {
 }
 
 #[test]
+fn parquet_loads_the_columns_queries_name() {
+    let env = Env::new();
+    let from = format!("'{}'", data("people.parquet").display());
+    assert_eq!(
+        env.query(&format!("SELECT count(*) AS n FROM {from}")),
+        "n\n5\n"
+    );
+    assert!(env.cache_cmd(&["list"]).contains("(1 columns)"));
+    assert_eq!(
+        env.query(&format!(
+            "SELECT max(\"Name\") AS m FROM {from} WHERE id < 4"
+        )),
+        "m\nCy\n"
+    );
+    let list = env.cache_cmd(&["list"]);
+    assert!(list.contains("(2 columns)"), "{list}");
+    // The smaller entry was replaced by the union.
+    assert_eq!(env.entries().len(), 1);
+    assert_eq!(
+        env.query(&format!("SELECT * FROM {from} WHERE country = 'FR'")),
+        "id,name,score,country\n4,Dee,4.00,FR\n"
+    );
+    assert_eq!(env.entries().len(), 1);
+    assert!(!env.cache_cmd(&["list"]).contains("columns)"));
+    // Everything is loaded now: no new entry for other columns.
+    assert_eq!(
+        env.query(&format!("SELECT min(score) AS s FROM {from}")),
+        "s\n0.25\n"
+    );
+    assert_eq!(env.entries().len(), 1);
+}
+
+#[test]
 fn read_csv_options() {
     let env = Env::new();
     env.write("semi.txt", "1;a;NA\n2;b;3.5\n3;NA;1.25\n");

@@ -34,13 +34,22 @@ use strata_format::Table;
 
 pub use error::{EngineError, Result};
 pub use result::{QueryResult, ResultColumn};
-pub use table_ref::{ArgValue, TableArg, TableRef};
+pub use table_ref::{column_words, ArgValue, TableArg, TableRef};
 pub use value::{LType, Value, Vector};
 
 /// Resolves the relation named in FROM.
 pub trait Catalog {
     /// Opens the table `table` refers to (as written in the query).
     fn open(&self, table: &TableRef) -> Result<Table>;
+
+    /// Opens the table for a query whose column references are among
+    /// `words` (`None`: it may read every column; see
+    /// [`table_ref::column_words`]). A catalog that loads tables on demand
+    /// may load just those columns; by default this is [`Catalog::open`].
+    fn open_for(&self, table: &TableRef, words: Option<&[String]>) -> Result<Table> {
+        let _ = words;
+        self.open(table)
+    }
 }
 
 /// A directory of tables: `FROM hits` opens `<dir>/hits`; a name containing
@@ -154,7 +163,8 @@ impl Engine {
     pub fn query_in(&self, catalog: &dyn Catalog, sql: &str) -> Result<QueryResult> {
         let inner = bind::strip_explain(sql).unwrap_or(sql);
         let q = bind::parse(inner)?;
-        let table = catalog.open(&bind::table_ref(&q)?)?;
+        let words = table_ref::column_words(&q, inner);
+        let table = catalog.open_for(&bind::table_ref(&q)?, words.as_deref())?;
         self.query(&table, sql)
     }
 

@@ -114,6 +114,36 @@ impl fmt::Display for ArgValue {
     }
 }
 
+/// The words of a query that may name columns (every word token: a
+/// superset of its column references), or `None` when it selects `*`. A
+/// catalog that loads tables on demand may load only the columns named here.
+pub fn column_words(q: &sql::Query, text: &str) -> Option<Vec<String>> {
+    if let sql::SetExpr::Select(sel) = q.body.as_ref() {
+        let wildcard = sel.projection.iter().any(|i| {
+            matches!(
+                i,
+                sql::SelectItem::Wildcard(_) | sql::SelectItem::QualifiedWildcard(..)
+            )
+        });
+        if wildcard {
+            return None;
+        }
+    }
+    let tokens = sqlparser::tokenizer::Tokenizer::new(&sqlparser::dialect::DuckDbDialect {}, text)
+        .tokenize()
+        .ok()?;
+    let mut words: Vec<String> = tokens
+        .into_iter()
+        .filter_map(|t| match t {
+            sqlparser::tokenizer::Token::Word(w) => Some(w.value),
+            _ => None,
+        })
+        .collect();
+    words.sort();
+    words.dedup();
+    Some(words)
+}
+
 /// The table reference of one FROM item.
 pub(crate) fn from_factor(factor: &sql::TableFactor) -> Result<TableRef> {
     match factor {
@@ -243,6 +273,17 @@ mod tests {
 
     fn tref(sql: &str) -> Result<TableRef> {
         table_ref(&parse(sql)?)
+    }
+
+    #[test]
+    fn words_that_may_be_columns() {
+        let sql = "SELECT \"RegionID\", count(*) FROM 'x.parquet' WHERE a > 1 GROUP BY 1";
+        let words = column_words(&parse(sql).unwrap(), sql).unwrap();
+        for w in ["RegionID", "a", "count"] {
+            assert!(words.iter().any(|x| x == w), "{w}: {words:?}");
+        }
+        let sql = "SELECT *, a FROM t";
+        assert_eq!(column_words(&parse(sql).unwrap(), sql), None);
     }
 
     #[test]
