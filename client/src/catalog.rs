@@ -1,6 +1,6 @@
 //! The library's catalog: strata tables in the database directory, and input
-//! files read in place (loaded once into the [`FileCache`]; Parquet files
-//! with only the columns queries name).
+//! files read in place (loaded once into the [`FileCache`], with only the
+//! columns queries name).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use strata_engine::{Catalog, EngineError, TableRef};
-use strata_format::{DataType, Schema, Table};
-use strata_ingest::{Event, IngestOptions, InputFormat};
+use strata_format::Table;
+use strata_ingest::{Event, IngestOptions};
 
-use crate::file_cache::{Fields, FileCache, Loader, SourceError, SourceFile};
+use crate::file_cache::{FileCache, Loaded, Loader, SourceError};
 use crate::table_source::{self, Source};
 
 /// What loading input files into the cache reports.
@@ -103,57 +103,17 @@ struct FileLoader<'a> {
 }
 
 impl Loader for FileLoader<'_> {
-    fn fields(&self, sources: &[SourceFile]) -> Result<Fields, EngineError> {
-        let first = sources
-            .first()
-            .map(|s| s.path.as_path())
-            .unwrap_or(Path::new(""));
-        let schema = strata_ingest::parquet::parquet_schema(first).map_err(|source| {
-            EngineError::Source(Box::new(SourceError::Ingest {
-                files: first.display().to_string(),
-                source,
-            }))
-        })?;
-        let width = |t: DataType| match t {
-            DataType::Bool | DataType::Int8 | DataType::UInt8 => 1,
-            DataType::Int16 | DataType::UInt16 => 2,
-            DataType::Int32 | DataType::UInt32 | DataType::Float32 | DataType::Date => 4,
-            DataType::String => 16,
-            _ => 8,
-        };
-        let cheapest = (0..schema.fields.len())
-            .min_by_key(|&i| width(schema.fields[i].data_type))
-            .unwrap_or(0);
-        Ok(Fields {
-            names: schema.fields.iter().map(|f| f.name.clone()).collect(),
-            cheapest,
-        })
-    }
-
     fn load(
         &self,
         inputs: &[String],
         dest: &Path,
         columns: Option<&[String]>,
-    ) -> Result<(), EngineError> {
+    ) -> Result<Loaded, EngineError> {
         let catalog = self.catalog;
-        let failed = |source| {
-            EngineError::Source(Box::new(SourceError::Ingest {
-                files: inputs.join(", "),
-                source,
-            }))
+        let options = IngestOptions {
+            columns: columns.map(<[String]>::to_vec),
+            ..self.options.clone()
         };
-        let mut options = self.options.clone();
-        if let (Some(columns), Some(first)) = (columns, inputs.first()) {
-            let schema =
-                strata_ingest::parquet::parquet_schema(Path::new(first)).map_err(failed)?;
-            let fields = schema
-                .fields
-                .into_iter()
-                .filter(|f| columns.contains(&f.name))
-                .collect();
-            options.schema = Some(Schema::new(fields)?);
-        }
         let started = Instant::now();
         catalog.report(LoadEvent::Started { files: inputs });
         let result = strata_ingest::run(inputs, dest, &options, &mut |event| {
@@ -165,7 +125,23 @@ impl Loader for FileLoader<'_> {
             rows: result.as_ref().ok().map(|s| s.rows),
             elapsed: started.elapsed(),
         });
-        result.map(|_| ()).map_err(failed)
+        let summary = result.map_err(|source| {
+            EngineError::Source(Box::new(SourceError::Ingest {
+                files: inputs.join(", "),
+                source,
+            }))
+        })?;
+        Ok(Loaded {
+            columns: columns.map(|_| {
+                summary
+                    .schema
+                    .fields
+                    .iter()
+                    .map(|f| f.name.clone())
+                    .collect()
+            }),
+            input_columns: summary.input_columns,
+        })
     }
 }
 
@@ -182,8 +158,6 @@ impl Catalog for FileCatalog {
                     catalog: self,
                     options: spec.read.ingest_options(self.threads)?,
                 };
-                // Text must be parsed whole anyway: load every column.
-                let words = words.filter(|_| spec.read.format == InputFormat::Parquet);
                 self.cache.table(&spec, words, &loader)
             }
         }

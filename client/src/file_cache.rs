@@ -1,20 +1,20 @@
 //! The cache of input files loaded as strata tables.
 //!
 //! ```text
-//! <cache dir>/<key>-<columns>/SOURCE  options; size, mtime (ns), path per file; columns loaded
-//!                   USED       empty; its modification time is the entry's last use
-//!                   LOCK       while a process builds the entry: its pid
-//!                   table/     the strata table (published atomically by the table writer)
+//! <cache dir>/<key>-<id>/SOURCE  options; size, mtime (ns), path per file; columns loaded
+//!                         USED    empty; its modification time is the entry's last use
+//!                         table/  the strata table (published atomically by the table writer)
+//! <cache dir>/.lock-<key>         while a process loads these files: its pid
 //! ```
 //!
 //! The key is a hash of the options and the files' paths, sizes and
 //! modification times, so a lookup costs one `stat` per input file and never
 //! reads file contents: a file whose size or modification time changed has
-//! another key and is loaded again (the old entry is dropped then). Parquet
-//! files are loaded with only the columns the query names (`<columns>` is a
-//! hash of that set); a later query naming others loads the union, which
-//! replaces the smaller entries. The first process to take `LOCK` builds the
-//! entry; the others wait for it, or take over when its process died. Past
+//! another key and is loaded again (the old entry is dropped then). Files are
+//! loaded with only the columns the query names; a later query naming others
+//! loads the union, which replaces the smaller entries. The first process to
+//! take the key's lock loads; the others wait for it (then use its entry if
+//! it has their columns), or take over when its process died. Past
 //! the size limit, the least recently used entries are removed.
 //!
 //! A query that is reading an entry while another process evicts it may
@@ -36,7 +36,6 @@ pub const DEFAULT_LIMIT: u64 = 10 << 30;
 
 const SOURCE_FILE: &str = "SOURCE";
 const USED_FILE: &str = "USED";
-const LOCK_FILE: &str = "LOCK";
 const TABLE_DIR: &str = "table";
 const VERSION_LINE: &str = "strata-cache 1";
 /// How often a process waiting for another's build looks again.
@@ -182,7 +181,7 @@ impl FileCache {
     /// time exists. With `words` (see [`strata_engine::column_words`]) an
     /// entry holding only the columns named among them will do, and a new
     /// entry loads only those plus the columns of older entries for the same
-    /// files, so entries grow towards the columns queries use.
+    /// files, which it replaces: entries grow towards the columns queries use.
     pub(crate) fn table(
         &self,
         spec: &FileSpec,
@@ -193,45 +192,53 @@ impl FileCache {
         let options = spec.read.describe();
         let base = hash(&source_text(&options, &sources));
         loop {
-            let siblings = self.siblings(&base);
-            for (dir, meta) in &siblings {
-                if meta.covers(words) {
-                    if let Some(t) = open_entry(dir)? {
-                        return Ok(t);
-                    }
-                }
-            }
-            let (columns, fields) = match words {
-                None => (None, None),
-                Some(words) => {
-                    let fields = match siblings.iter().find_map(|(_, m)| m.fields.clone()) {
-                        Some(f) => f,
-                        None => loader.fields(&sources)?,
-                    };
-                    let mut set = fields.named_by(words);
-                    for (_, m) in &siblings {
-                        set.extend(m.loaded.iter().flatten().cloned());
-                    }
-                    if set.is_empty() {
-                        set.extend(fields.names.get(fields.cheapest).cloned());
-                    }
-                    let ordered = fields.names.iter().filter(|n| set.contains(*n)).cloned();
-                    (Some(ordered.collect::<Vec<_>>()), Some(fields))
-                }
-            };
-            let meta = Meta {
-                options: options.clone(),
-                sources: sources.clone(),
-                loaded: columns,
-                fields,
-            };
-            let entry = self
-                .dir
-                .join(format!("{base}-{}", hash(&meta.columns_text())));
-            if let Some(t) = self.build(&entry, &meta, loader)? {
+            if let Some(t) = self.covering(&base, words)? {
                 return Ok(t);
             }
+            fs::create_dir_all(&self.dir)
+                .map_err(|e| source_err(io_err("creating", &self.dir)(e)))?;
+            let Some(lock) = Lock::take(&self.dir.join(format!(".lock-{base}")))? else {
+                std::thread::sleep(POLL);
+                continue;
+            };
+            // Another process may have built what we need while we waited.
+            if let Some(t) = self.covering(&base, words)? {
+                return Ok(t);
+            }
+            let columns = words.map(|words| {
+                let mut set: Vec<String> = words.to_vec();
+                for (_, m) in self.siblings(&base) {
+                    set.extend(m.loaded.into_iter().flatten());
+                }
+                set.sort();
+                set.dedup();
+                set
+            });
+            let entry = self
+                .dir
+                .join(format!("{base}-{:x}{:x}", std::process::id(), now_ns()));
+            let meta = Meta {
+                options,
+                sources,
+                loaded: None,
+                fields: Vec::new(),
+            };
+            let built = self.build(&entry, meta, columns.as_deref(), loader);
+            drop(lock);
+            return built;
         }
+    }
+
+    /// A complete entry for `base` holding the columns `words` name.
+    fn covering(&self, base: &str, words: Option<&[String]>) -> Result<Option<Table>, EngineError> {
+        for (dir, meta) in self.siblings(base) {
+            if meta.covers(words) {
+                if let Some(t) = open_entry(&dir)? {
+                    return Ok(Some(t));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Complete entries for the same files (same size and modification
@@ -252,52 +259,41 @@ impl FileCache {
             .collect()
     }
 
-    /// Builds `entry` unless another process is building it (`None`: look
-    /// again).
+    /// Loads the files of `meta` into the new entry `entry` (`columns` of
+    /// them, or all), holding the lock of its files.
     fn build(
         &self,
         entry: &Path,
-        meta: &Meta,
+        mut meta: Meta,
+        columns: Option<&[String]>,
         loader: &dyn Loader,
-    ) -> Result<Option<Table>, EngineError> {
-        if let Some(t) = open_entry(entry)? {
-            return Ok(Some(t));
-        }
+    ) -> Result<Table, EngineError> {
         fs::create_dir_all(entry).map_err(|e| source_err(io_err("creating", entry)(e)))?;
-        let Some(lock) = Lock::take(entry)? else {
-            std::thread::sleep(POLL);
-            return Ok(None);
-        };
-        if let Some(t) = open_entry(entry)? {
-            return Ok(Some(t));
-        }
         let table_dir = entry.join(TABLE_DIR);
-        // A table without a USED marker is left over from an abandoned
-        // build; the writer never publishes half a table, so remove it.
-        let _ = fs::remove_dir_all(&table_dir);
-        write_atomic(&entry.join(SOURCE_FILE), meta.text().as_bytes())?;
         let inputs: Vec<String> = meta
             .sources
             .iter()
             .map(|s| s.path.to_string_lossy().into_owned())
             .collect();
         let built = loader
-            .load(&inputs, &table_dir, meta.loaded.as_deref())
-            .and_then(|()| {
+            .load(&inputs, &table_dir, columns)
+            .and_then(|loaded| {
                 if stat_inputs(&inputs)? != meta.sources {
                     return Err(source_err(SourceError::Changed {
                         path: inputs.first().map(PathBuf::from).unwrap_or_default(),
                     }));
                 }
+                meta.loaded = loaded.columns;
+                meta.fields = loaded.input_columns;
+                write_atomic(&entry.join(SOURCE_FILE), meta.text().as_bytes())?;
                 touch(&entry.join(USED_FILE))
             });
-        drop(lock);
         if let Err(e) = built {
             let _ = fs::remove_dir_all(entry);
             return Err(e);
         }
-        self.evict(entry, meta);
-        Ok(Some(Table::open(&table_dir)?))
+        self.evict(entry, &meta);
+        Ok(Table::open(&table_dir)?)
     }
 
     /// Every entry, most recently used first.
@@ -360,8 +356,16 @@ impl FileCache {
         };
         let mut total = 0;
         let mut candidates = Vec::new();
+        let building = |e: &CacheEntry| {
+            !e.complete
+                && e.dir
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.split('-').next())
+                    .is_some_and(|base| self.dir.join(format!(".lock-{base}")).exists())
+        };
         for e in entries {
-            if e.dir == keep || e.dir.join(LOCK_FILE).exists() {
+            if e.dir == keep || building(&e) {
                 total += e.bytes;
             } else if same_files(&e) {
                 remove_entry(&e.dir);
@@ -436,38 +440,25 @@ fn hash(text: &str) -> String {
     format!("{:032x}", xxhash_rust::xxh3::xxh3_128(text.as_bytes()))
 }
 
-/// A file's columns, for loading only some of them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Fields {
-    /// Column names in file order.
-    pub names: Vec<String>,
-    /// The column cheapest to load (for a query that names none).
-    pub cheapest: usize,
-}
-
-impl Fields {
-    /// The columns named among `words` (case-insensitively).
-    fn named_by(&self, words: &[String]) -> std::collections::BTreeSet<String> {
-        self.names
-            .iter()
-            .filter(|n| words.iter().any(|w| w.eq_ignore_ascii_case(n)))
-            .cloned()
-            .collect()
-    }
+/// What a [`Loader`] loaded.
+pub(crate) struct Loaded {
+    /// The columns loaded; `None` for all.
+    pub columns: Option<Vec<String>>,
+    /// Every column of the files.
+    pub input_columns: Vec<String>,
 }
 
 /// Reads input files into tables for the cache.
 pub(crate) trait Loader {
-    /// The columns of the files.
-    fn fields(&self, sources: &[SourceFile]) -> Result<Fields, EngineError>;
-    /// Loads `inputs` (canonical paths) into the new table directory
-    /// `dest`: only `columns` when given.
+    /// Loads `inputs` (canonical paths) into the new table directory `dest`:
+    /// the columns named among `columns` (any case; the cheapest one when
+    /// none is named), or all of them.
     fn load(
         &self,
         inputs: &[String],
         dest: &Path,
         columns: Option<&[String]>,
-    ) -> Result<(), EngineError>;
+    ) -> Result<Loaded, EngineError>;
 }
 
 /// What an entry's `SOURCE` file says.
@@ -477,34 +468,29 @@ struct Meta {
     sources: Vec<SourceFile>,
     /// The columns loaded; `None` for all.
     loaded: Option<Vec<String>>,
-    /// All the files' columns, when only some were loaded.
-    fields: Option<Fields>,
+    /// Every column of the files.
+    fields: Vec<String>,
 }
 
 impl Meta {
     fn text(&self) -> String {
         let mut s = source_text(&self.options, &self.sources);
-        s.push_str(&self.columns_text());
-        if let Some(f) = &self.fields {
-            s.push_str(&format!("cheapest {}\n", f.cheapest));
-            for n in &f.names {
-                s.push_str(&format!("field {n}\n"));
-            }
+        match &self.loaded {
+            None => s.push_str("loaded *\n"),
+            Some(cols) => cols
+                .iter()
+                .for_each(|c| s.push_str(&format!("loaded {c}\n"))),
+        }
+        for n in &self.fields {
+            s.push_str(&format!("field {n}\n"));
         }
         s
-    }
-
-    fn columns_text(&self) -> String {
-        match &self.loaded {
-            None => "loaded *\n".into(),
-            Some(cols) => cols.iter().map(|c| format!("loaded {c}\n")).collect(),
-        }
     }
 
     fn read(dir: &Path) -> Meta {
         let text = fs::read_to_string(dir.join(SOURCE_FILE)).unwrap_or_default();
         let mut m = Meta::default();
-        let (mut loaded, mut names, mut cheapest) = (Vec::new(), Vec::new(), 0);
+        let mut loaded = Vec::new();
         let mut all = false;
         for line in text.lines() {
             let (tag, rest) = line.split_once(' ').unwrap_or((line, ""));
@@ -512,8 +498,7 @@ impl Meta {
                 "options" => m.options = rest.to_string(),
                 "loaded" if rest == "*" => all = true,
                 "loaded" => loaded.push(rest.to_string()),
-                "field" => names.push(rest.to_string()),
-                "cheapest" => cheapest = rest.parse().unwrap_or(0),
+                "field" => m.fields.push(rest.to_string()),
                 "file" => {
                     let mut parts = rest.splitn(3, ' ');
                     if let (Some(size), Some(mtime), Some(path)) =
@@ -530,18 +515,19 @@ impl Meta {
             }
         }
         m.loaded = (!all).then_some(loaded);
-        m.fields = (!names.is_empty()).then_some(Fields { names, cheapest });
         m
     }
 
     /// Whether this entry holds every column a query naming `words` reads.
     fn covers(&self, words: Option<&[String]>) -> bool {
-        match (&self.loaded, words, &self.fields) {
-            (None, _, _) => true,
-            (Some(loaded), Some(words), Some(fields)) => {
-                fields.named_by(words).iter().all(|c| loaded.contains(c))
-            }
-            _ => false,
+        match (&self.loaded, words) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(loaded), Some(words)) => self
+                .fields
+                .iter()
+                .filter(|f| words.iter().any(|w| w.eq_ignore_ascii_case(f)))
+                .all(|f| loaded.contains(f)),
         }
     }
 }
@@ -648,8 +634,8 @@ fn remove_entry(dir: &Path) -> bool {
     true
 }
 
-/// The build lock of one entry: a `LOCK` file holding the builder's pid,
-/// removed on drop.
+/// The build lock of one set of files and options: a `.lock-<key>` file
+/// holding the builder's pid, removed on drop.
 struct Lock {
     path: PathBuf,
 }
@@ -657,8 +643,8 @@ struct Lock {
 impl Lock {
     /// Takes the lock, or returns `None` while a live process holds it (a
     /// lock left by a dead process is removed).
-    fn take(entry: &Path) -> Result<Option<Lock>, EngineError> {
-        let path = entry.join(LOCK_FILE);
+    fn take(path: &Path) -> Result<Option<Lock>, EngineError> {
+        let path = path.to_path_buf();
         match fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -668,7 +654,7 @@ impl Lock {
                 let _ = write!(f, "{}", std::process::id());
                 Ok(Some(Lock { path }))
             }
-            // The entry was removed meanwhile (a failed build): try again.
+            // The cache directory was removed meanwhile: try again.
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                 if holder_is_dead(&path) {

@@ -125,6 +125,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         threads: args.threads,
         max_errors: args.max_errors,
         schema,
+        columns: None,
         append: args.append,
         sync: !args.no_sync,
     };

@@ -148,6 +148,15 @@ fn csv_with_header_and_inferred_types() {
         env.query("SELECT max(id) AS m FROM read_csv_auto('people.csv')"),
         "m\n5\n"
     );
+    // Only the columns queries name were loaded; all of them now, in one
+    // entry that replaced the smaller ones.
+    assert!(env.cache_cmd(&["list"]).contains("columns)"));
+    assert_eq!(
+        env.query("SELECT * FROM 'people.csv' WHERE id = 3"),
+        "id,name,score,country\n3,Cy,0.25,NL\n"
+    );
+    assert_eq!(env.entries().len(), 1);
+    assert!(!env.cache_cmd(&["list"]).contains("columns)"));
 }
 
 #[test]
@@ -296,10 +305,11 @@ fn bad_arguments_are_named() {
     assert!(err.contains("\"foo\""), "{err}");
     let err = fails(&env.query_with(&[], "SELECT 1 FROM read_cvs('people.csv')"));
     assert!(err.contains("read_csv"), "{err}");
-    // A row that does not fit the given columns.
+    // A value that does not fit the given column type (only the columns
+    // a query reads are loaded, and checked).
     let err = fails(&env.query_with(
         &[],
-        "SELECT 1 FROM read_csv('people.csv', columns={'a': 'INTEGER', 'b': 'INTEGER', \
+        "SELECT sum(b) FROM read_csv('people.csv', columns={'a': 'INTEGER', 'b': 'INTEGER', \
          'c': 'INTEGER', 'd': 'INTEGER'})",
     ));
     assert!(err.contains("people.csv"), "{err}");

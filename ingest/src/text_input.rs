@@ -183,6 +183,10 @@ pub struct TextContext {
     pub empty_is_empty_string: bool,
     /// Bad rows allowed.
     pub max_errors: u64,
+    /// Fields in every record (at least the schema's columns).
+    pub record_fields: usize,
+    /// For each schema column, the index of its field in a record.
+    pub source_index: Vec<usize>,
 }
 
 #[derive(Clone, Copy)]
@@ -228,11 +232,15 @@ pub fn build_columns(ctx: &TextContext, raw: &RawBlock) -> Built {
             }
             continue;
         }
-        if fields.len() != n {
+        if fields.len() != ctx.record_fields {
             if rec.is_empty() {
                 continue; // a blank line
             }
-            let msg = format!("expected {n} fields, found {}", fields.len());
+            let msg = format!(
+                "expected {} fields, found {}",
+                ctx.record_fields,
+                fields.len()
+            );
             if bad.add(raw.bad(r, None, Some(rec), msg)) {
                 break;
             }
@@ -240,7 +248,7 @@ pub fn build_columns(ctx: &TextContext, raw: &RawBlock) -> Built {
         }
         cells.clear();
         for (i, f) in fields_def.iter().enumerate() {
-            let span = fields.spans[i];
+            let span = fields.spans[ctx.source_index[i]];
             let value = &fields.buf[span.start..span.end];
             let cell = if span.null {
                 if f.nullable {
@@ -300,6 +308,8 @@ mod tests {
             null: dialect.default_null().to_vec(),
             empty_is_empty_string: matches!(dialect, TextDialect::Csv { .. }),
             max_errors,
+            record_fields: 3,
+            source_index: vec![0, 1, 2],
         }
     }
 
