@@ -72,6 +72,9 @@ pub struct TextSource {
     counter: Arc<AtomicU64>,
     /// The first input's header fields, once read.
     pub header_names: Option<Vec<String>>,
+    /// Bytes and records of the last full block, to size the next one
+    /// (growing a block's buffers copies them and faults in fresh pages).
+    last_size: (usize, usize),
 }
 
 impl TextSource {
@@ -90,6 +93,7 @@ impl TextSource {
             header,
             counter,
             header_names: None,
+            last_size: (0, 0),
         }
     }
 
@@ -139,6 +143,22 @@ impl TextSource {
     /// Appends records to `block` until it holds `max_rows`; returns false
     /// once every input is exhausted.
     pub fn fill(&mut self, block: &mut RawBlock, max_rows: usize) -> Result<bool> {
+        let (bytes, rows) = self.last_size;
+        if block.is_empty() && rows > 0 {
+            // A little more than the last block, scaled to this one's rows.
+            let want = bytes / rows * max_rows.min(rows) + bytes / 16;
+            block.data.reserve(want);
+            block.ends.reserve(max_rows.min(rows));
+            block.lines.reserve(max_rows.min(rows));
+        }
+        let more = self.fill_records(block, max_rows)?;
+        if block.len() == max_rows {
+            self.last_size = (block.data.len(), block.len());
+        }
+        Ok(more)
+    }
+
+    fn fill_records(&mut self, block: &mut RawBlock, max_rows: usize) -> Result<bool> {
         while block.len() < max_rows {
             if self.current.is_none() && !self.open_next()? {
                 return Ok(false);
