@@ -28,6 +28,16 @@
 //! table in a cache directory ([`Options::cache_dir`]); later queries reuse
 //! it for as long as the files keep their size and modification time.
 //!
+//! ```no_run
+//! # fn main() -> Result<(), strata::Error> {
+//! let options = strata::Options::new().cache_dir("/var/cache/strata");
+//! let db = strata::Database::open_with(".", options)?;
+//! let result = db.query("SELECT COUNT(*) FROM read_csv('events.txt', delim=';')")?;
+//! # let _ = result;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! [`Database`] and [`Table`] are `Send + Sync` and cheap to clone: share one
 //! between threads and run queries concurrently; each query runs on the
 //! handle's thread pool (see [`Options::threads`]).
