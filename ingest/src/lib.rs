@@ -278,7 +278,13 @@ fn stored_width(t: strata_format::DataType) -> usize {
 
 /// The columns of `schema` that `columns` chooses (see
 /// [`IngestOptions::columns`]): the table schema and each one's input index.
-fn choose_columns(schema: &Schema, columns: Option<&[String]>) -> Result<(Schema, Vec<usize>)> {
+/// `costs` (bytes per column in a text sample), when known, picks the
+/// cheapest column better than the types alone.
+fn choose_columns(
+    schema: &Schema,
+    columns: Option<&[String]>,
+    costs: Option<&[u64]>,
+) -> Result<(Schema, Vec<usize>)> {
     let Some(names) = columns else {
         return Ok((schema.clone(), (0..schema.fields.len()).collect()));
     };
@@ -290,9 +296,10 @@ fn choose_columns(schema: &Schema, columns: Option<&[String]>) -> Result<(Schema
         })
         .collect();
     if chosen.is_empty() {
-        chosen.extend(
-            (0..schema.fields.len()).min_by_key(|&i| stored_width(schema.fields[i].data_type)),
-        );
+        chosen.extend((0..schema.fields.len()).min_by_key(|&i| {
+            let cost = costs.and_then(|c| c.get(i)).copied().unwrap_or(0);
+            (cost, stored_width(schema.fields[i].data_type))
+        }));
     }
     let fields = chosen.iter().map(|&i| schema.fields[i].clone()).collect();
     Ok((Schema::new(fields)?, chosen))
@@ -372,7 +379,7 @@ impl Run<'_> {
             Some((s, source)) => {
                 self.input_columns = s.fields.iter().map(|f| f.name.clone()).collect();
                 Some((
-                    choose_columns(&s, self.options.columns.as_deref())?.0,
+                    choose_columns(&s, self.options.columns.as_deref(), None)?.0,
                     source,
                 ))
             }
@@ -463,6 +470,7 @@ impl Run<'_> {
                 break;
             }
         }
+        let mut costs = None;
         let given = if appender.is_some() {
             None
         } else if let Some(s) = &opts.schema {
@@ -477,12 +485,14 @@ impl Run<'_> {
                     }
                 }
             }
+            costs = Some(inf.sample_bytes());
             Some((inf.finish()?, SchemaSource::Inferred))
         };
         let (given, record_fields, source_index) = match given {
             Some((s, source)) => {
                 self.input_columns = s.fields.iter().map(|f| f.name.clone()).collect();
-                let (chosen, index) = choose_columns(&s, opts.columns.as_deref())?;
+                let (chosen, index) =
+                    choose_columns(&s, opts.columns.as_deref(), costs.as_deref())?;
                 (Some((chosen, source)), s.fields.len(), Some(index))
             }
             None => (None, 0, None),
@@ -581,9 +591,10 @@ mod tests {
         assert_eq!(names(&t), ["name", "id"]);
         assert_eq!(s.input_columns, ["name", "id", "flag"]);
         assert_eq!(t.num_rows(), 2);
-        // None named: the cheapest (a boolean beats an integer and a string).
+        // None named: the one with the fewest sample bytes (`id`), then the
+        // narrowest type.
         let (_, t) = ingest(&csv, dir.path(), Some(&[]));
-        assert_eq!(names(&t), ["flag"]);
+        assert_eq!(names(&t), ["id"]);
         let (s, t) = ingest(&csv, dir.path(), None);
         assert_eq!(names(&t), ["name", "id", "flag"]);
         assert_eq!(s.input_columns, ["name", "id", "flag"]);
