@@ -515,11 +515,15 @@ impl Run<'_> {
         });
         let mut pipeline = Pipeline::new(writer, opts.threads, opts.max_errors)?;
         let mut rows_read = 0u64;
+        // Workers hand finished blocks back: reusing their buffers saves
+        // faulting in fresh memory for every block.
+        let (recycle, recycled) = std::sync::mpsc::channel::<RawBlock>();
         loop {
             let block = match queue.pop_front() {
                 Some(b) => b,
                 None if more => {
-                    let mut b = RawBlock::default();
+                    let mut b = recycled.try_recv().unwrap_or_default();
+                    b.clear();
                     more = src.fill(&mut b, opts.block_rows)?;
                     b
                 }
@@ -530,9 +534,10 @@ impl Run<'_> {
             }
             rows_read += block.len() as u64;
             let ctx = ctx.clone();
+            let recycle = recycle.clone();
             pipeline.submit(move || {
                 let built = text_input::build_columns(&ctx, &block);
-                drop(block);
+                let _ = recycle.send(block);
                 let encoded = if built.rows > 0 {
                     Some(encode_block(&ctx.schema, built.columns)?)
                 } else {

@@ -26,6 +26,14 @@ pub struct RawBlock {
 }
 
 impl RawBlock {
+    /// Empties the block, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.data.clear();
+        self.ends.clear();
+        self.lines.clear();
+        self.files.clear();
+    }
+
     /// Number of records.
     pub fn len(&self) -> usize {
         self.ends.len()
