@@ -7,8 +7,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use strata::engine::{Catalog, EngineError};
-use strata::{Database, Options};
+use strata::engine::{Catalog, EngineError, TableRef};
+
+use crate::cmd_cache::{open_db, CacheArgs};
 
 use crate::output::Format;
 
@@ -35,6 +36,9 @@ pub struct QueryArgs {
     /// Write results to this file instead of standard output.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Where files queried in place are cached.
+    #[command(flatten)]
+    pub cache: CacheArgs,
     /// Read `;`-separated statements from this file.
     #[arg(long, short = 'f', conflicts_with = "sql")]
     pub file: Option<PathBuf>,
@@ -48,8 +52,8 @@ pub fn parse_memory_limit(text: &str) -> std::result::Result<u64, String> {
 }
 
 /// Database options from the common flags.
-pub fn options(threads: usize, memory_limit: Option<u64>) -> Options {
-    let options = Options::new().threads(threads);
+pub fn options(threads: usize, memory_limit: Option<u64>) -> strata::Options {
+    let options = strata::Options::new().threads(threads);
     match memory_limit {
         Some(bytes) => options.memory_limit(bytes),
         None => options,
@@ -66,6 +70,7 @@ impl QueryArgs {
             memory_limit: None,
             timing: false,
             output: None,
+            cache: CacheArgs::default(),
             file: None,
             sql: None,
         }
@@ -87,10 +92,7 @@ pub fn run(args: &QueryArgs) -> Result<()> {
             s
         }
     };
-    let db = Database::open_with(
-        &args.db,
-        crate::cmd_query::options(args.threads, args.memory_limit),
-    )?;
+    let db = open_db(&args.db, args.threads, args.memory_limit, &args.cache)?;
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
@@ -156,8 +158,16 @@ impl<'a> Recording<'a> {
 }
 
 impl Catalog for Recording<'_> {
-    fn open(&self, name: &str) -> Result<strata::format::Table, EngineError> {
-        let t = self.inner.open(name)?;
+    fn open(&self, table: &TableRef) -> Result<strata::format::Table, EngineError> {
+        self.open_for(table, None)
+    }
+
+    fn open_for(
+        &self,
+        table: &TableRef,
+        words: Option<&[String]>,
+    ) -> Result<strata::format::Table, EngineError> {
+        let t = self.inner.open_for(table, words)?;
         if let Ok(mut tables) = self.opened.lock() {
             tables.push(t.clone());
         }
@@ -184,13 +194,16 @@ pub struct ExplainArgs {
     /// Directory in which table names are resolved.
     #[arg(long, default_value = ".")]
     pub db: PathBuf,
+    /// Where files queried in place are cached.
+    #[command(flatten)]
+    pub cache: CacheArgs,
     /// The query to explain.
     pub sql: String,
 }
 
 /// Prints the plan and each block's strategy.
 pub fn explain(args: &ExplainArgs) -> Result<()> {
-    let db = Database::open_with(&args.db, Options::new().threads(1))?;
+    let db = open_db(&args.db, 0, None, &args.cache)?;
     let mut text = db
         .explain(&args.sql)
         .map_err(|e| anyhow!(e.render(&args.sql)))?;

@@ -4,26 +4,61 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use strata_engine::{Catalog, Engine, Interrupter};
+use strata_engine::{Catalog, Engine, Interrupter, TableRef};
 
+use crate::catalog::{FileCatalog, LoadEvent};
 use crate::error::{Error, Result};
+use crate::file_cache::FileCache;
 use crate::result::QueryResult;
 use crate::DataType;
 
+/// Where a [`Database`] keeps input files it has loaded for queries such as
+/// `SELECT ... FROM 'hits.parquet'`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CacheDir {
+    /// The user's cache folder: `$XDG_CACHE_HOME/strata` or
+    /// `~/.cache/strata`.
+    #[default]
+    Default,
+    /// This directory.
+    Dir(PathBuf),
+    /// A private temporary directory, removed when the database (and its
+    /// clones) are dropped: every file is loaded again by each new handle.
+    Temporary,
+}
+
 /// Settings shared by [`Database::open_with`] and [`Table::open_with`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Options {
-    /// Worker threads each query runs on (0, the default: one per core).
+    /// Worker threads each query (and each load of an input file) runs on
+    /// (0, the default: one per core).
     pub threads: usize,
     /// Bytes each query's results may hold; `None`, the default: 80% of
     /// physical memory. A query going over fails with a "result too large"
     /// error instead of exhausting the machine.
     pub memory_limit: Option<u64>,
+    /// Where loaded input files are cached.
+    pub cache_dir: CacheDir,
+    /// Size limit of the cache in bytes; past it the least recently used
+    /// entries are removed (default 10 GiB).
+    pub cache_limit: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            threads: 0,
+            memory_limit: None,
+            cache_dir: CacheDir::Default,
+            cache_limit: crate::file_cache::DEFAULT_LIMIT,
+        }
+    }
 }
 
 impl Options {
-    /// Default options: one thread per core.
+    /// Default options: one thread per core, the default cache.
     pub fn new() -> Options {
         Options::default()
     }
@@ -39,9 +74,36 @@ impl Options {
         self.memory_limit = Some(bytes);
         self
     }
+
+    /// Caches loaded input files in `dir`.
+    pub fn cache_dir(mut self, dir: impl Into<PathBuf>) -> Options {
+        self.cache_dir = CacheDir::Dir(dir.into());
+        self
+    }
+
+    /// Caches loaded input files in a private temporary directory only.
+    pub fn temporary_cache(mut self) -> Options {
+        self.cache_dir = CacheDir::Temporary;
+        self
+    }
+
+    /// Sets the cache's size limit in bytes.
+    pub fn cache_limit(mut self, bytes: u64) -> Options {
+        self.cache_limit = bytes;
+        self
+    }
+
+    /// The file cache these options describe.
+    pub fn file_cache(&self) -> FileCache {
+        match &self.cache_dir {
+            CacheDir::Default => FileCache::new(crate::file_cache::default_dir(), self.cache_limit),
+            CacheDir::Dir(d) => FileCache::new(d, self.cache_limit),
+            CacheDir::Temporary => FileCache::temporary(self.cache_limit),
+        }
+    }
 }
 
-fn engine(options: Options) -> Result<Arc<Engine>> {
+fn engine(options: &Options) -> Result<Arc<Engine>> {
     let engine = Engine::new(options.threads)?;
     Ok(Arc::new(match options.memory_limit {
         Some(limit) => engine.with_memory_limit(Some(limit)),
@@ -50,14 +112,19 @@ fn engine(options: Options) -> Result<Arc<Engine>> {
 }
 
 /// A directory of tables: `FROM hits` reads `<dir>/hits`; a quoted path
-/// (`FROM 'data/hits'`) is opened as written.
+/// (`FROM 'data/hits'`) is opened as written. Input files can be queried in
+/// place: `FROM 'x.parquet'`, `FROM 'logs/*.csv'`, `FROM read_csv('x.txt',
+/// delim=';')`, `FROM read_parquet(['a.parquet', 'b.parquet'])`; the first
+/// query loads them into a strata table in the cache (see
+/// [`Options::cache_dir`]), later ones reuse it while the files are
+/// unchanged.
 ///
 /// Cheap to clone, `Send + Sync`: clones share one thread pool, and several
 /// threads may query at once.
 #[derive(Debug, Clone)]
 pub struct Database {
     dir: PathBuf,
-    catalog: strata_engine::Database,
+    catalog: FileCatalog,
     engine: Arc<Engine>,
 }
 
@@ -81,9 +148,9 @@ impl Database {
             });
         }
         Ok(Database {
-            catalog: strata_engine::Database::new(&dir),
+            catalog: FileCatalog::new(&dir, Arc::new(options.file_cache()), options.threads),
             dir,
-            engine: engine(options)?,
+            engine: engine(&options)?,
         })
     }
 
@@ -125,11 +192,12 @@ impl Database {
         Ok(names)
     }
 
-    /// Opens table `name` (resolved as in a query's FROM clause); it shares
+    /// Opens table `name` (resolved as in a query's FROM clause: a file name
+    /// such as `x.parquet` loads that file); it shares
     /// this database's thread pool.
     pub fn table(&self, name: &str) -> Result<Table> {
         Ok(Table {
-            inner: self.catalog.open(name)?,
+            inner: self.catalog.open(&TableRef::Named(name.to_string()))?,
             engine: Arc::clone(&self.engine),
         })
     }
@@ -149,13 +217,31 @@ impl Database {
     /// The plan of `sql` and the strategy chosen for each block, as text.
     pub fn explain(&self, sql: &str) -> Result<String> {
         let q = strata_engine::bind::parse(sql)?;
-        let table = self.catalog.open(&strata_engine::bind::table_name(&q)?)?;
+        let words = strata_engine::column_words(&q, sql);
+        let table = self
+            .catalog
+            .open_for(&strata_engine::bind::table_ref(&q)?, words.as_deref())?;
         Ok(self.engine.explain(&table, sql)?)
     }
 
-    /// The catalog resolving this database's table names.
-    pub fn catalog(&self) -> &strata_engine::Database {
+    /// The catalog resolving this database's FROM clauses.
+    pub fn catalog(&self) -> &FileCatalog {
         &self.catalog
+    }
+
+    /// The cache of loaded input files.
+    pub fn cache(&self) -> &FileCache {
+        self.catalog.cache()
+    }
+
+    /// Calls `progress` while input files are loaded into the cache (the
+    /// first query over a file).
+    pub fn on_load(
+        mut self,
+        progress: impl Fn(&LoadEvent<'_>) + Send + Sync + 'static,
+    ) -> Database {
+        self.catalog.set_progress(Arc::new(progress));
+        self
     }
 }
 
@@ -178,7 +264,7 @@ impl Table {
     pub fn open_with(path: impl AsRef<Path>, options: Options) -> Result<Table> {
         Ok(Table {
             inner: strata_format::Table::open(path)?,
-            engine: engine(options)?,
+            engine: engine(&options)?,
         })
     }
 

@@ -3,6 +3,8 @@
 use strata_engine::EngineError;
 use strata_format::FormatError;
 
+use crate::file_cache::SourceError;
+
 /// Everything that can go wrong opening or querying tables.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -29,6 +31,10 @@ pub enum Error {
     /// (Ctrl-C in the CLI).
     #[error("query interrupted")]
     Interrupted,
+    /// Input files named in FROM could not be loaded: missing, unreadable,
+    /// or with rows that do not fit the columns.
+    #[error(transparent)]
+    Source(#[from] SourceError),
     /// An I/O error outside the table files (for example a missing database
     /// directory).
     #[error("{context}: {source}")]
@@ -105,6 +111,10 @@ impl From<EngineError> for Error {
             }
             EngineError::Format(f) => Error::Data(f),
             EngineError::Interrupted => Error::Interrupted,
+            EngineError::Source(e) => match e.downcast::<SourceError>() {
+                Ok(e) => Error::Source(*e),
+                Err(e) => Error::Query(EngineError::Source(e)),
+            },
             other => Error::Query(other),
         }
     }

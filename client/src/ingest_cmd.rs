@@ -5,15 +5,15 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use strata_ingest::{
     create_table_sql, parse_create_table, Event, IngestOptions, IngestSummary, InputFormat,
     SchemaSource,
 };
+
+use crate::progress::{progress_bar, show, size, thousands};
 
 /// Input formats on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -125,6 +125,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         threads: args.threads,
         max_errors: args.max_errors,
         schema,
+        columns: None,
         append: args.append,
         sync: !args.no_sync,
     };
@@ -164,16 +165,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         }
         Event::Progress(p) => {
             if let Some(b) = &bar {
-                if let Some(total) = p.bytes_total {
-                    b.set_length(total);
-                }
-                b.set_position(p.bytes_read);
-                let secs = b.elapsed().as_secs_f64().max(1e-3);
-                b.set_message(format!(
-                    "{} rows, {} rows/s",
-                    thousands(p.rows_read),
-                    thousands((p.rows_read as f64 / secs) as u64)
-                ));
+                show(b, &p);
             }
         }
     };
@@ -196,44 +188,6 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
     })?;
     print_summary(&args, &summary);
     Ok(())
-}
-
-fn progress_bar() -> ProgressBar {
-    let bar = ProgressBar::new(0);
-    let style = ProgressStyle::with_template(
-        "{elapsed_precise} [{wide_bar}] {bytes}/{total_bytes} ({bytes_per_sec}, ETA {eta}) {msg}",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar())
-    .progress_chars("=> ");
-    bar.set_style(style);
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
-}
-
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let groups: Vec<_> = digits
-        .as_bytes()
-        .rchunks(3)
-        .rev()
-        .map(String::from_utf8_lossy)
-        .collect();
-    groups.join(",")
-}
-
-fn size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
 }
 
 fn print_summary(args: &IngestArgs, s: &IngestSummary) {
@@ -278,16 +232,6 @@ fn print_summary(args: &IngestArgs, s: &IngestSummary) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn formats_numbers() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(size(10), "10 B");
-        assert_eq!(size(1536), "1.5 KiB");
-    }
 
     #[test]
     fn delimiters() {

@@ -8,10 +8,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cmd_cache;
 mod cmd_info;
 mod cmd_query;
 mod cmd_verify;
 mod ingest_cmd;
+mod progress;
 mod repl;
 mod sigint;
 
@@ -54,6 +56,8 @@ enum Command {
         /// The table directory.
         table: PathBuf,
     },
+    /// List or clear the cache of files queried in place.
+    Cache(cmd_cache::CacheCmd),
     /// An interactive SQL shell (also `strata` with no arguments on a
     /// terminal).
     Repl(repl::ReplArgs),
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
         Some(Command::Ingest(args)) => ingest_cmd::run(args).map(|()| true),
         Some(Command::Info { table }) => cmd_info::run(&table).map(|()| true),
         Some(Command::Verify { table }) => cmd_verify::run(&table),
+        Some(Command::Cache(args)) => cmd_cache::run(&args).map(|()| true),
         Some(Command::Repl(args)) => repl::run(&args).map(|()| true),
         None if std::io::stdin().is_terminal() => {
             repl::run(&repl::ReplArgs::default()).map(|()| true)

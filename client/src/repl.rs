@@ -17,6 +17,7 @@ use rustyline::validate::Validator;
 use rustyline::{Config, Context, Editor, Helper};
 use strata::Database;
 
+use crate::cmd_cache::{open_db, CacheArgs};
 use crate::cmd_query::{parse_memory_limit, split_statements, Recording};
 use crate::output::Format;
 
@@ -33,6 +34,9 @@ pub struct ReplArgs {
     /// 80% of physical memory).
     #[arg(long, value_parser = parse_memory_limit)]
     pub memory_limit: Option<u64>,
+    /// Where files queried in place are cached.
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 impl Default for ReplArgs {
@@ -41,6 +45,7 @@ impl Default for ReplArgs {
             db: PathBuf::from("."),
             threads: 0,
             memory_limit: None,
+            cache: CacheArgs::default(),
         }
     }
 }
@@ -150,10 +155,7 @@ enum Next {
 
 /// Runs the shell until `.quit` or end of input.
 pub fn run(args: &ReplArgs) -> Result<()> {
-    let db = Database::open_with(
-        &args.db,
-        crate::cmd_query::options(args.threads, args.memory_limit),
-    )?;
+    let db = open_db(&args.db, args.threads, args.memory_limit, &args.cache)?;
     let config = Config::builder()
         .auto_add_history(false)
         .max_history_size(10_000)?

@@ -269,3 +269,30 @@ fn repl_reads_a_pipe_too() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("column \"nope\" not found"), "{stderr}");
 }
+
+#[test]
+fn repl_queries_files_in_place_and_shows_the_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("v.csv");
+    std::fs::write(&csv, "v,w\n1,a\n2,b\n4,a\n").unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = strata();
+    cmd.arg("repl")
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .current_dir(dir.path())
+        .env("HOME", home.path());
+    let mut pty = Pty::spawn(cmd);
+    pty.expect("strata> ");
+    pty.line(".mode csv");
+    // The first query loads the file (and says so on the terminal).
+    let out = pty.line("SELECT w, sum(v) AS s FROM 'v.csv' GROUP BY w ORDER BY w;");
+    assert!(out.contains("w,s\na,5\nb,2\n"), "{out}");
+    assert!(out.contains("loading") && out.contains("v.csv"), "{out}");
+    // The second one reads the cache: no load.
+    let out = pty.line("SELECT count(*) AS n FROM read_csv('v.csv', delim=',');");
+    assert!(out.contains("n\n3\n"), "{out}");
+    assert!(!out.contains("loading"), "{out}");
+    pty.send(".quit\r");
+    assert!(pty.child.wait().unwrap().success());
+}

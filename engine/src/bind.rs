@@ -10,6 +10,7 @@ use crate::expr::{cast_value, eval, ArithOp, CmpOp, Columns, DatePart, ExprKind,
 use crate::rounding::Rounding;
 use crate::scalar::Func;
 use crate::strfn::StrFn;
+use crate::table_ref::{self, TableRef};
 use crate::value::{LType, Phys, Value};
 
 /// Aggregate functions.
@@ -66,7 +67,7 @@ pub struct OrderKey {
 /// A bound query over one table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Query {
-    /// The table name as written in FROM.
+    /// The relation as written in FROM (a name, or a table function call).
     pub table: String,
     /// WHERE, over table columns.
     pub filter: Option<TExpr>,
@@ -112,8 +113,8 @@ fn first_words(s: &str) -> String {
     s.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
 }
 
-/// The table name a query reads (its only FROM item).
-pub fn table_name(q: &sql::Query) -> Result<String> {
+/// The relation a query reads (its only FROM item).
+pub fn table_ref(q: &sql::Query) -> Result<TableRef> {
     let sel = select_of(q)?;
     match sel.from.as_slice() {
         [] => unsupported("SELECT without FROM"),
@@ -121,21 +122,7 @@ pub fn table_name(q: &sql::Query) -> Result<String> {
             if !t.joins.is_empty() {
                 return unsupported("joins");
             }
-            match &t.relation {
-                sql::TableFactor::Table {
-                    name, args: None, ..
-                } => Ok(name
-                    .0
-                    .iter()
-                    .map(|p| match p {
-                        sql::ObjectNamePart::Identifier(i) => i.value.clone(),
-                        other => other.to_string(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(".")),
-                sql::TableFactor::Derived { .. } => unsupported("subqueries in FROM"),
-                other => unsupported(format!("FROM {other}")),
-            }
+            table_ref::from_factor(&t.relation)
         }
         _ => unsupported("joins (several FROM items)"),
     }
@@ -207,7 +194,7 @@ fn contains_agg(e: &SqlExpr) -> bool {
 
 /// Binds a parsed query against a table schema.
 pub fn bind(q: &sql::Query, schema: &Schema) -> Result<Query> {
-    let table = table_name(q)?;
+    let table = table_ref(q)?.to_string();
     let sel = select_of(q)?;
     if sel.distinct.is_some() {
         return unsupported("SELECT DISTINCT");

@@ -38,6 +38,10 @@ pub enum EngineError {
     /// The query was interrupted (Ctrl-C, [`crate::Interrupter`]).
     #[error("query interrupted")]
     Interrupted,
+    /// The catalog could not provide the table: for example an input file
+    /// named in FROM could not be read or loaded.
+    #[error(transparent)]
+    Source(Box<dyn std::error::Error + Send + Sync>),
     /// A bug in strata.
     #[error("internal error: {0}")]
     Internal(String),

@@ -30,6 +30,7 @@ pub mod result;
 pub mod rounding;
 pub mod scalar;
 pub mod strfn;
+pub mod table_ref;
 pub mod topk;
 pub mod value;
 
@@ -38,18 +39,29 @@ use std::path::{Path, PathBuf};
 use strata_format::Table;
 
 pub use error::{EngineError, Result};
-pub use interrupt::Interrupter;
+pub use interrupt::{Interrupter, Watch};
 pub use result::{QueryResult, ResultColumn};
+pub use table_ref::{column_words, ArgValue, TableArg, TableRef};
 pub use value::{LType, Value, Vector};
 
-/// Resolves the table named in FROM.
+/// Resolves the relation named in FROM.
 pub trait Catalog {
-    /// Opens the table `name` (as written in the query).
-    fn open(&self, name: &str) -> Result<Table>;
+    /// Opens the table `table` refers to (as written in the query).
+    fn open(&self, table: &TableRef) -> Result<Table>;
+
+    /// Opens the table for a query whose column references are among
+    /// `words` (`None`: it may read every column; see
+    /// [`table_ref::column_words`]). A catalog that loads tables on demand
+    /// may load just those columns; by default this is [`Catalog::open`].
+    fn open_for(&self, table: &TableRef, words: Option<&[String]>) -> Result<Table> {
+        let _ = words;
+        self.open(table)
+    }
 }
 
 /// A directory of tables: `FROM hits` opens `<dir>/hits`; a name containing
-/// a path separator (written quoted) is opened as a path.
+/// a path separator (written quoted) is opened as a path. Table functions are
+/// not known here (see the `strata` crate for `read_csv` and friends).
 #[derive(Debug, Clone)]
 pub struct Database {
     dir: PathBuf,
@@ -62,8 +74,10 @@ impl Database {
     }
 }
 
-impl Catalog for Database {
-    fn open(&self, name: &str) -> Result<Table> {
+impl Database {
+    /// Opens the table `name`: `<dir>/name`, or `name` itself when it
+    /// contains a path separator.
+    pub fn open_named(&self, name: &str) -> Result<Table> {
         let path = if name.contains('/') || name.contains('\\') {
             PathBuf::from(name)
         } else {
@@ -87,6 +101,19 @@ impl Catalog for Database {
                 })
             }
             Err(e) => Err(e.into()),
+        }
+    }
+}
+
+impl Catalog for Database {
+    fn open(&self, table: &TableRef) -> Result<Table> {
+        match table {
+            TableRef::Named(name) => self.open_named(name),
+            TableRef::Function { name, .. } => Err(EngineError::NotFound {
+                kind: "table function",
+                name: name.clone(),
+                suggestion: None,
+            }),
         }
     }
 }
@@ -143,7 +170,12 @@ impl Engine {
     /// Runs `sql` against `table` (whatever name its FROM clause uses).
     /// `EXPLAIN <query>` returns the plan as a one-column result.
     pub fn query(&self, table: &Table, sql: &str) -> Result<QueryResult> {
-        let watch = self.interrupter.watch();
+        self.query_watched(table, sql, self.interrupter.watch())
+    }
+
+    /// [`Engine::query`] for a query that started (and may be interrupted)
+    /// at `watch`.
+    fn query_watched(&self, table: &Table, sql: &str, watch: Watch) -> Result<QueryResult> {
         if let Some(inner) = bind::strip_explain(sql) {
             let text = self.explain(table, inner)?;
             let mut v = Vector::empty(LType::Varchar, 0);
@@ -170,10 +202,14 @@ impl Engine {
 
     /// Runs `sql`, opening its FROM table through `catalog`.
     pub fn query_in(&self, catalog: &dyn Catalog, sql: &str) -> Result<QueryResult> {
+        // An interrupt while the catalog loads a file stops the query too.
+        let watch = self.interrupter.watch();
         let inner = bind::strip_explain(sql).unwrap_or(sql);
         let q = bind::parse(inner)?;
-        let table = catalog.open(&bind::table_name(&q)?)?;
-        self.query(&table, sql)
+        let words = table_ref::column_words(&q, inner);
+        let table = catalog.open_for(&bind::table_ref(&q)?, words.as_deref())?;
+        watch.check()?;
+        self.query_watched(&table, sql, watch)
     }
 
     /// The plan of `sql` over `table` and each block's strategy.

@@ -27,6 +27,8 @@ struct Candidates {
     timestamp: bool,
     values: u64,
     nulls: u64,
+    /// Bytes of the values seen.
+    bytes: u64,
 }
 
 impl Default for Candidates {
@@ -40,6 +42,7 @@ impl Default for Candidates {
             timestamp: true,
             values: 0,
             nulls: 0,
+            bytes: 0,
         }
     }
 }
@@ -47,6 +50,7 @@ impl Default for Candidates {
 impl Candidates {
     fn observe(&mut self, v: &[u8]) {
         self.values += 1;
+        self.bytes += v.len() as u64;
         if self.bool_ {
             let l = v.to_ascii_lowercase();
             self.bool_ = l == b"true" || l == b"false";
@@ -121,6 +125,11 @@ impl Inferrer {
                 None => c.nulls += 1,
             }
         }
+    }
+
+    /// Bytes of text seen per column: a rough cost of loading each.
+    pub fn sample_bytes(&self) -> Vec<u64> {
+        self.columns.iter().map(|c| c.bytes).collect()
     }
 
     /// The inferred schema.

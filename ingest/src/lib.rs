@@ -72,6 +72,12 @@ pub struct IngestOptions {
     /// The table schema; `None` to take it from Parquet metadata, infer it
     /// from text, or (with `append`) use the table's.
     pub schema: Option<Schema>,
+    /// Load only the input columns named here (case-insensitively; other
+    /// names are ignored), or when none is named the one cheapest to store;
+    /// `None` loads every column. The schema (given, inferred or from
+    /// Parquet) still describes the whole input; the table gets the chosen
+    /// columns in input order. Values of the other columns are not checked.
+    pub columns: Option<Vec<String>>,
     /// Add to an existing table instead of creating one.
     pub append: bool,
     /// fsync files before publishing the table.
@@ -89,6 +95,7 @@ impl Default for IngestOptions {
             threads: 0,
             max_errors: 0,
             schema: None,
+            columns: None,
             append: false,
             sync: true,
         }
@@ -140,6 +147,9 @@ pub enum Event<'a> {
 pub struct IngestSummary {
     /// The schema written.
     pub schema: Schema,
+    /// The names of every input column (the schema's unless
+    /// [`IngestOptions::columns`] chose some).
+    pub input_columns: Vec<String>,
     /// Where it came from.
     pub schema_source: SchemaSource,
     /// Rows written by this ingest.
@@ -195,6 +205,11 @@ pub fn run(
         return Err(IngestError::Usage("--block-rows must be at least 1".into()));
     }
     let paths = input::expand_inputs(inputs)?;
+    if options.append && options.columns.is_some() {
+        return Err(IngestError::Usage(
+            "choosing columns is not supported when appending".into(),
+        ));
+    }
     let format = resolve_format(&paths, options.format)?;
     let write_options = WriteOptions {
         block_rows: options.block_rows,
@@ -231,6 +246,7 @@ pub fn run(
         write_options,
         bytes_total: None,
         started,
+        input_columns: Vec::new(),
     };
     match format {
         InputFormat::Parquet => ctx.parquet(appender, on_event),
@@ -245,6 +261,48 @@ struct Run<'a> {
     write_options: WriteOptions,
     bytes_total: Option<u64>,
     started: Instant,
+    input_columns: Vec<String>,
+}
+
+/// A rough cost of storing one value of type `t`, in bytes.
+fn stored_width(t: strata_format::DataType) -> usize {
+    use strata_format::DataType as T;
+    match t {
+        T::Bool | T::Int8 | T::UInt8 => 1,
+        T::Int16 | T::UInt16 => 2,
+        T::Int32 | T::UInt32 | T::Float32 | T::Date => 4,
+        T::String => 16,
+        _ => 8,
+    }
+}
+
+/// The columns of `schema` that `columns` chooses (see
+/// [`IngestOptions::columns`]): the table schema and each one's input index.
+/// `costs` (bytes per column in a text sample), when known, picks the
+/// cheapest column better than the types alone.
+fn choose_columns(
+    schema: &Schema,
+    columns: Option<&[String]>,
+    costs: Option<&[u64]>,
+) -> Result<(Schema, Vec<usize>)> {
+    let Some(names) = columns else {
+        return Ok((schema.clone(), (0..schema.fields.len()).collect()));
+    };
+    let mut chosen: Vec<usize> = (0..schema.fields.len())
+        .filter(|&i| {
+            names
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(&schema.fields[i].name))
+        })
+        .collect();
+    if chosen.is_empty() {
+        chosen.extend((0..schema.fields.len()).min_by_key(|&i| {
+            let cost = costs.and_then(|c| c.get(i)).copied().unwrap_or(0);
+            (cost, stored_width(schema.fields[i].data_type))
+        }));
+    }
+    let fields = chosen.iter().map(|&i| schema.fields[i].clone()).collect();
+    Ok((Schema::new(fields)?, chosen))
 }
 
 impl Run<'_> {
@@ -280,8 +338,14 @@ impl Run<'_> {
         bytes_in: u64,
     ) -> Result<IngestSummary> {
         let (ws, written) = pipeline.finish()?;
+        let input_columns = if self.input_columns.is_empty() {
+            schema.fields.iter().map(|f| f.name.clone()).collect()
+        } else {
+            self.input_columns.clone()
+        };
         Ok(IngestSummary {
             schema,
+            input_columns,
             schema_source: source,
             rows: written.rows,
             blocks: written.blocks,
@@ -310,6 +374,16 @@ impl Run<'_> {
                     .ok_or_else(|| IngestError::Usage("no input files given".into()))?;
                 Some((parquet::parquet_schema(first)?, SchemaSource::Parquet))
             }
+        };
+        let given = match given {
+            Some((s, source)) => {
+                self.input_columns = s.fields.iter().map(|f| f.name.clone()).collect();
+                Some((
+                    choose_columns(&s, self.options.columns.as_deref(), None)?.0,
+                    source,
+                ))
+            }
+            None => None,
         };
         let (writer, schema, source) = self.writer(appender, given)?;
         on_event(Event::Schema {
@@ -396,6 +470,7 @@ impl Run<'_> {
                 break;
             }
         }
+        let mut costs = None;
         let given = if appender.is_some() {
             None
         } else if let Some(s) = &opts.schema {
@@ -410,9 +485,21 @@ impl Run<'_> {
                     }
                 }
             }
+            costs = Some(inf.sample_bytes());
             Some((inf.finish()?, SchemaSource::Inferred))
         };
+        let (given, record_fields, source_index) = match given {
+            Some((s, source)) => {
+                self.input_columns = s.fields.iter().map(|f| f.name.clone()).collect();
+                let (chosen, index) =
+                    choose_columns(&s, opts.columns.as_deref(), costs.as_deref())?;
+                (Some((chosen, source)), s.fields.len(), Some(index))
+            }
+            None => (None, 0, None),
+        };
         let (writer, schema, source) = self.writer(appender, given)?;
+        let source_index = source_index.unwrap_or_else(|| (0..schema.fields.len()).collect());
+        let record_fields = record_fields.max(schema.fields.len());
         on_event(Event::Schema {
             schema: &schema,
             source,
@@ -422,15 +509,21 @@ impl Run<'_> {
             dialect,
             null,
             empty_is_empty_string: format == InputFormat::Csv && opts.null_string.is_none(),
+            record_fields,
+            source_index,
             max_errors: opts.max_errors,
         });
         let mut pipeline = Pipeline::new(writer, opts.threads, opts.max_errors)?;
         let mut rows_read = 0u64;
+        // Workers hand finished blocks back: reusing their buffers saves
+        // faulting in fresh memory for every block.
+        let (recycle, recycled) = std::sync::mpsc::channel::<RawBlock>();
         loop {
             let block = match queue.pop_front() {
                 Some(b) => b,
                 None if more => {
-                    let mut b = RawBlock::default();
+                    let mut b = recycled.try_recv().unwrap_or_default();
+                    b.clear();
                     more = src.fill(&mut b, opts.block_rows)?;
                     b
                 }
@@ -441,9 +534,10 @@ impl Run<'_> {
             }
             rows_read += block.len() as u64;
             let ctx = ctx.clone();
+            let recycle = recycle.clone();
             pipeline.submit(move || {
                 let built = text_input::build_columns(&ctx, &block);
-                drop(block);
+                let _ = recycle.send(block);
                 let encoded = if built.rows > 0 {
                     Some(encode_block(&ctx.schema, built.columns)?)
                 } else {
@@ -466,5 +560,58 @@ impl Run<'_> {
         }
         let bytes_in = counter.load(Ordering::Relaxed);
         self.summary(schema, source, pipeline, bytes_in)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ingest(
+        input: &Path,
+        out: &Path,
+        columns: Option<&[&str]>,
+    ) -> (IngestSummary, strata_format::Table) {
+        let table = out.join(format!("t{}", columns.map_or(0, |c| c.len() + 1)));
+        let options = IngestOptions {
+            columns: columns.map(|c| c.iter().map(|s| s.to_string()).collect()),
+            sync: false,
+            ..IngestOptions::default()
+        };
+        let inputs = [input.display().to_string()];
+        let summary = run(&inputs, &table, &options, &mut |_| {}).unwrap();
+        (summary, strata_format::Table::open(&table).unwrap())
+    }
+
+    fn names(t: &strata_format::Table) -> Vec<&str> {
+        t.schema().fields.iter().map(|f| f.name.as_str()).collect()
+    }
+
+    #[test]
+    fn chooses_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("x.csv");
+        std::fs::write(&csv, "name,id,flag\nann,1,true\nbob,2,false\n").unwrap();
+        let (s, t) = ingest(&csv, dir.path(), Some(&["ID", "nope", "NAME"]));
+        assert_eq!(names(&t), ["name", "id"]);
+        assert_eq!(s.input_columns, ["name", "id", "flag"]);
+        assert_eq!(t.num_rows(), 2);
+        // None named: the one with the fewest sample bytes (`id`), then the
+        // narrowest type.
+        let (_, t) = ingest(&csv, dir.path(), Some(&[]));
+        assert_eq!(names(&t), ["id"]);
+        let (s, t) = ingest(&csv, dir.path(), None);
+        assert_eq!(names(&t), ["name", "id", "flag"]);
+        assert_eq!(s.input_columns, ["name", "id", "flag"]);
+
+        let pq = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/duckdb.parquet"
+        ));
+        let all = parquet::parquet_schema(&pq).unwrap();
+        let second = all.fields[1].name.clone();
+        let (s, t) = ingest(&pq, dir.path(), Some(&[second.as_str()]));
+        assert_eq!(names(&t), [second.as_str()]);
+        assert_eq!(s.input_columns.len(), all.fields.len());
     }
 }

@@ -26,6 +26,14 @@ pub struct RawBlock {
 }
 
 impl RawBlock {
+    /// Empties the block, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.data.clear();
+        self.ends.clear();
+        self.lines.clear();
+        self.files.clear();
+    }
+
     /// Number of records.
     pub fn len(&self) -> usize {
         self.ends.len()
@@ -72,6 +80,9 @@ pub struct TextSource {
     counter: Arc<AtomicU64>,
     /// The first input's header fields, once read.
     pub header_names: Option<Vec<String>>,
+    /// Bytes and records of the last full block, to size the next one
+    /// (growing a block's buffers copies them and faults in fresh pages).
+    last_size: (usize, usize),
 }
 
 impl TextSource {
@@ -90,6 +101,7 @@ impl TextSource {
             header,
             counter,
             header_names: None,
+            last_size: (0, 0),
         }
     }
 
@@ -139,6 +151,22 @@ impl TextSource {
     /// Appends records to `block` until it holds `max_rows`; returns false
     /// once every input is exhausted.
     pub fn fill(&mut self, block: &mut RawBlock, max_rows: usize) -> Result<bool> {
+        let (bytes, rows) = self.last_size;
+        if block.is_empty() && rows > 0 {
+            // A little more than the last block, scaled to this one's rows.
+            let want = bytes / rows * max_rows.min(rows) + bytes / 16;
+            block.data.reserve(want);
+            block.ends.reserve(max_rows.min(rows));
+            block.lines.reserve(max_rows.min(rows));
+        }
+        let more = self.fill_records(block, max_rows)?;
+        if block.len() == max_rows {
+            self.last_size = (block.data.len(), block.len());
+        }
+        Ok(more)
+    }
+
+    fn fill_records(&mut self, block: &mut RawBlock, max_rows: usize) -> Result<bool> {
         while block.len() < max_rows {
             if self.current.is_none() && !self.open_next()? {
                 return Ok(false);
@@ -183,6 +211,10 @@ pub struct TextContext {
     pub empty_is_empty_string: bool,
     /// Bad rows allowed.
     pub max_errors: u64,
+    /// Fields in every record (at least the schema's columns).
+    pub record_fields: usize,
+    /// For each schema column, the index of its field in a record.
+    pub source_index: Vec<usize>,
 }
 
 #[derive(Clone, Copy)]
@@ -228,11 +260,15 @@ pub fn build_columns(ctx: &TextContext, raw: &RawBlock) -> Built {
             }
             continue;
         }
-        if fields.len() != n {
+        if fields.len() != ctx.record_fields {
             if rec.is_empty() {
                 continue; // a blank line
             }
-            let msg = format!("expected {n} fields, found {}", fields.len());
+            let msg = format!(
+                "expected {} fields, found {}",
+                ctx.record_fields,
+                fields.len()
+            );
             if bad.add(raw.bad(r, None, Some(rec), msg)) {
                 break;
             }
@@ -240,7 +276,7 @@ pub fn build_columns(ctx: &TextContext, raw: &RawBlock) -> Built {
         }
         cells.clear();
         for (i, f) in fields_def.iter().enumerate() {
-            let span = fields.spans[i];
+            let span = fields.spans[ctx.source_index[i]];
             let value = &fields.buf[span.start..span.end];
             let cell = if span.null {
                 if f.nullable {
@@ -300,6 +336,8 @@ mod tests {
             null: dialect.default_null().to_vec(),
             empty_is_empty_string: matches!(dialect, TextDialect::Csv { .. }),
             max_errors,
+            record_fields: 3,
+            source_index: vec![0, 1, 2],
         }
     }
 
