@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use strata::{Database, FileCache, Options};
 
 use crate::progress::size;
@@ -58,26 +58,10 @@ pub fn open_db(
     })
 }
 
-/// `123`, `500K`, `500MiB`, `10GB`, `1.5G` as bytes (binary units).
+/// A size such as `123`, `500K`, `500MiB`, `10GB` (the same syntax as
+/// `--memory-limit`: decimal KB/MB/GB, binary K/KiB/M/MiB/G/GiB).
 fn parse_size(s: &str) -> Result<u64> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let num: f64 = match num.parse() {
-        Ok(n) => n,
-        Err(_) => bail!("bad size {s:?}: expected a number and a unit such as 10GiB"),
-    };
-    let shift = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        "t" | "tb" | "tib" => 40,
-        other => bail!("bad size unit {other:?} in {s:?}: use B, KiB, MiB, GiB or TiB"),
-    };
-    Ok((num * (1u64 << shift) as f64) as u64)
+    strata::engine::budget::parse_bytes(s).map_err(|e| anyhow::anyhow!(e))
 }
 
 /// Arguments of `strata cache`.
@@ -186,7 +170,7 @@ mod tests {
         assert_eq!(parse_size("123").unwrap(), 123);
         assert_eq!(parse_size("10GiB").unwrap(), 10 << 30);
         assert_eq!(parse_size("1.5k").unwrap(), 1536);
-        assert_eq!(parse_size("500 MB").unwrap(), 500 << 20);
+        assert_eq!(parse_size("500 MB").unwrap(), 500_000_000);
         assert!(parse_size("ten").is_err());
         assert!(parse_size("5 parsecs").is_err());
     }

@@ -82,18 +82,7 @@ pub fn thousands(n: u64) -> String {
 
 /// A byte count in B, KiB, MiB, ...
 pub fn size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
+    strata::engine::budget::human_bytes(bytes)
 }
 
 #[cfg(test)]

@@ -295,7 +295,7 @@ fn a_result_over_the_memory_limit_is_an_error() {
     let sql = "SELECT name, COUNT(*) FROM people GROUP BY name";
     let e = fails(&db.query(&["--memory-limit", "1KB", sql]), 1);
     assert!(e.contains("result too large"), "{e}");
-    assert!(e.contains("memory limit of 1000 bytes"), "{e}");
+    assert!(e.contains("memory limit of 1000 B"), "{e}");
     let e = fails(
         &db.query(&["--memory-limit", "10", "SELECT * FROM people"]),
         1,

@@ -65,9 +65,9 @@ pub fn vector_bytes(v: &Vector) -> u64 {
     data + v.nulls.as_ref().map_or(0, |x| x.len() as u64)
 }
 
-/// `bytes` for people: "512 MiB", "3.0 GiB".
+/// `bytes` for people: "512 B", "3.0 GiB".
 pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = bytes as f64;
     let mut u = 0;
     while v >= 1024.0 && u + 1 < UNITS.len() {
@@ -75,7 +75,7 @@ pub fn human_bytes(bytes: u64) -> String {
         u += 1;
     }
     if u == 0 {
-        format!("{bytes} bytes")
+        format!("{bytes} B")
     } else {
         format!("{v:.1} {}", UNITS[u])
     }
