@@ -376,6 +376,28 @@ fn exprs_at(ctx: &BlockCtx, rows: &[u32], exprs: &[&TExpr]) -> Result<Vec<Vector
         .collect()
 }
 
+/// [`exprs_at`] for a few rows of many columns (`SELECT * ... LIMIT`):
+/// each column is read on its own thread, through its own block context.
+fn exprs_at_parallel(
+    table: &Table,
+    block: usize,
+    rows: &[u32],
+    exprs: &[&TExpr],
+) -> Result<Vec<Vector>> {
+    let mut cols: Vec<usize> = exprs.iter().flat_map(|e| e.columns()).collect();
+    cols.sort_unstable();
+    cols.dedup();
+    let loaded: Vec<(usize, Vector)> = cols
+        .par_iter()
+        .map(|&c| Ok((c, BlockCtx::new(table, block).column_at(c, rows)?)))
+        .collect::<Result<_>>()?;
+    let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+    exprs
+        .iter()
+        .map(|e| Ok(eval(e, rows.len(), &inputs)?.into_owned()))
+        .collect()
+}
+
 fn rows_of_block(
     plan: &Plan,
     table: &Table,
@@ -585,9 +607,8 @@ fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> 
         .into_par_iter()
         .map(|(b, mut items)| {
             items.sort_unstable();
-            let ctx = BlockCtx::new(table, b);
             let rows: Vec<u32> = items.iter().map(|x| x.0).collect();
-            let cols = exprs_at(&ctx, &rows, &sel_exprs)?;
+            let cols = exprs_at_parallel(table, b, &rows, &sel_exprs)?;
             Ok((items.iter().map(|x| x.1).collect(), cols))
         })
         .collect::<Result<_>>()?;
