@@ -597,10 +597,33 @@ fn value_range_rows(ctx: &BlockCtx, col: usize, start: usize, end: usize) -> Res
     if start == 0 && end == chunk.distinct() && chunk.null_count() == 0 {
         return Ok(Sel::All);
     }
+    // Walk whichever side holds fewer rows: the values in the range, or
+    // those outside it (and the NULLs), cleared from a full bitmap.
+    let n = chunk.distinct();
+    let end = end.min(n);
+    let counts = chunk.counts()?;
+    let counts = counts.view();
+    let sum = |r: std::ops::Range<usize>| r.map(|i| counts.get(i)).sum::<u64>();
+    let non_null = u64::from(ctx.rows - chunk.null_count().min(ctx.rows));
+    let inside = if end - start <= n / 2 {
+        sum(start..end)
+    } else {
+        non_null.saturating_sub(sum(0..start) + sum(end..n))
+    };
+    let rl = chunk.row_lists()?;
+    if inside * 2 > u64::from(ctx.rows) {
+        let mut b = Bitmap::ones(ctx.rows as usize);
+        rl.for_range(0..start, |_, s, l| b.clear_range(s, l))?;
+        rl.for_range(end..n, |_, s, l| b.clear_range(s, l))?;
+        if chunk.null_count() > 0 {
+            for (s, l) in chunk.null_runs()? {
+                b.clear_range(s, l);
+            }
+        }
+        return Ok(Sel::from_bits(b));
+    }
     let mut b = Bitmap::zeros(ctx.rows as usize);
-    chunk
-        .row_lists()?
-        .for_range(start..end, |_, s, l| b.set_range(s, l))?;
+    rl.for_range(start..end, |_, s, l| b.set_range(s, l))?;
     Ok(Sel::from_bits(b))
 }
 
