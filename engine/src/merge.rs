@@ -1,10 +1,8 @@
 //! Sorted vectors of groups: rows of `key words ++ state words`, kept in
-//! pieces of at most [`PIECE_ROWS`] rows, merged in linear time (pairs, or
-//! many inputs k-way in one pass).
+//! pieces of at most [`PIECE_ROWS`] rows, merged k-way in one linear pass.
 //! Large merges are split by key ranges so that several threads merge
-//! parts of the same pair; consumed pieces are recycled.
+//! parts of the same inputs; consumed pieces are recycled.
 
-use std::cmp::Ordering;
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -102,72 +100,7 @@ impl Pool {
     }
 }
 
-/// Merges two sorted vectors; rows with equal keys are combined.
-pub fn merge(a: Groups, b: Groups, layout: &StateLayout, pool: &Pool, parallel: bool) -> Groups {
-    if a.is_empty() {
-        pool.give(a.pieces);
-        return b;
-    }
-    if b.is_empty() {
-        pool.give(b.pieces);
-        return a;
-    }
-    let (kw, stride) = (a.kw, a.stride);
-    let total = a.len() + b.len();
-    let threads = rayon::current_num_threads();
-    let out = {
-        let sa: Vec<&[u64]> = a.pieces.iter().map(|p| p.as_slice()).collect();
-        let sb: Vec<&[u64]> = b.pieces.iter().map(|p| p.as_slice()).collect();
-        if parallel && threads > 1 && total > 4 * PIECE_ROWS {
-            // Split both inputs at common keys into parts merged in parallel.
-            let parts = (2 * threads).min(total / PIECE_ROWS).max(2);
-            let bigger = if a.len() >= b.len() { &sa } else { &sb };
-            let n_big: usize = bigger.iter().map(|p| p.len() / stride).sum();
-            let mut splitters: Vec<Vec<u64>> = Vec::new();
-            for k in 1..parts {
-                let (pi, ri) = locate(bigger, stride, n_big * k / parts);
-                if let Some(p) = bigger.get(pi) {
-                    splitters.push(p[ri * stride..ri * stride + kw].to_vec());
-                }
-            }
-            splitters.dedup();
-            let mut bounds_a = vec![(0usize, 0usize)];
-            let mut bounds_b = vec![(0usize, 0usize)];
-            for s in &splitters {
-                bounds_a.push(lower_bound(&sa, stride, kw, s));
-                bounds_b.push(lower_bound(&sb, stride, kw, s));
-            }
-            bounds_a.push((sa.len(), 0));
-            bounds_b.push((sb.len(), 0));
-            let jobs: Vec<MergeJob> = (0..bounds_a.len() - 1)
-                .map(|i| {
-                    (
-                        slice_range(&sa, stride, bounds_a[i], bounds_a[i + 1]),
-                        slice_range(&sb, stride, bounds_b[i], bounds_b[i + 1]),
-                    )
-                })
-                .collect();
-            let outs: Vec<Vec<Vec<u64>>> = jobs
-                .par_iter()
-                .map(|(x, y)| merge_slices(x, y, kw, stride, layout, pool))
-                .collect();
-            outs.into_iter().flatten().collect()
-        } else {
-            merge_slices(&sa, &sb, kw, stride, layout, pool)
-        }
-    };
-    pool.give(a.pieces);
-    pool.give(b.pieces);
-    Groups {
-        stride,
-        kw,
-        pieces: out,
-    }
-}
-
-/// Two lists of row slices to merge.
-type MergeJob<'a> = (Vec<&'a [u64]>, Vec<&'a [u64]>);
-
+/// Position (piece, row) of row number `row`.
 fn locate(s: &[&[u64]], stride: usize, mut row: usize) -> (usize, usize) {
     for (i, p) in s.iter().enumerate() {
         let n = p.len() / stride;
@@ -220,59 +153,6 @@ fn slice_range<'a>(
     out
 }
 
-/// Merges two sorted lists of row slices into new pieces.
-pub fn merge_slices(
-    a: &[&[u64]],
-    b: &[&[u64]],
-    kw: usize,
-    stride: usize,
-    layout: &StateLayout,
-    pool: &Pool,
-) -> Vec<Vec<u64>> {
-    let cap = PIECE_ROWS * stride;
-    let mut out: Vec<Vec<u64>> = Vec::new();
-    let mut cur = pool.take(cap);
-    let mut ra = a.iter().flat_map(|p| p.chunks_exact(stride)).peekable();
-    let mut rb = b.iter().flat_map(|p| p.chunks_exact(stride)).peekable();
-    let kb = kw; // states start here
-    loop {
-        let ord = match (ra.peek(), rb.peek()) {
-            (Some(x), Some(y)) => x[..kw].cmp(&y[..kw]),
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (None, None) => break,
-        };
-        if cur.len() + stride > cap {
-            out.push(std::mem::replace(&mut cur, pool.take(cap)));
-        }
-        match ord {
-            Ordering::Less => {
-                if let Some(x) = ra.next() {
-                    cur.extend_from_slice(x);
-                }
-            }
-            Ordering::Greater => {
-                if let Some(y) = rb.next() {
-                    cur.extend_from_slice(y);
-                }
-            }
-            Ordering::Equal => {
-                if let (Some(x), Some(y)) = (ra.next(), rb.next()) {
-                    let start = cur.len();
-                    cur.extend_from_slice(x);
-                    layout.combine(&mut cur[start + kb..start + stride], &y[kb..]);
-                }
-            }
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    } else {
-        pool.give([cur]);
-    }
-    out
-}
-
 /// Merges many sorted vectors in one pass: the key space is cut at
 /// splitters sampled from the inputs, every input is split at the same keys,
 /// and the ranges are merged k-way in parallel, each into its own pieces.
@@ -288,12 +168,6 @@ pub fn merge_all(
     match parts.len() {
         0 => return Groups::new(kw, stride),
         1 => return parts.pop().unwrap_or_else(|| Groups::new(kw, stride)),
-        2 => {
-            let (b, a) = (parts.pop(), parts.pop());
-            if let (Some(a), Some(b)) = (a, b) {
-                return merge(a, b, layout, pool, true);
-            }
-        }
         _ => {}
     }
     let total: usize = parts.iter().map(Groups::len).sum();
