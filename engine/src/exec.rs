@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 use strata_format::Table;
 
-use crate::bind::{AggCall, Query};
+use crate::bind::{AggCall, OrderKey, Query};
 use crate::block::{BlockCtx, Sel};
 use crate::budget::{vector_bytes, Budget};
 use crate::error::{internal, EngineError, Result};
@@ -319,17 +319,7 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
         for o in &q.order {
             ovals.push(eval(&o.expr, n, &SlotInputs(&slots))?.into_owned());
         }
-        let keys: Vec<SortKey> = q
-            .order
-            .iter()
-            .zip(&ovals)
-            .map(|(o, v)| SortKey {
-                values: v,
-                desc: o.desc,
-                nulls_first: o.nulls_first,
-            })
-            .collect();
-        idx = sort_indices(&keys, idx, keep);
+        idx = sort_in_order(&q.order, &ovals, idx, keep);
     }
     let off = (q.offset as usize).min(idx.len());
     idx.drain(..off);
@@ -436,17 +426,7 @@ fn rows_of_block(
         }
     } else if keep.is_some_and(|k| k < rows.len()) {
         let ovals = load(&rows, &order_exprs)?;
-        let keys: Vec<SortKey> = q
-            .order
-            .iter()
-            .zip(&ovals)
-            .map(|(o, v)| SortKey {
-                values: v,
-                desc: o.desc,
-                nulls_first: o.nulls_first,
-            })
-            .collect();
-        let idx = sort_indices(&keys, (0..rows.len()).collect(), keep);
+        let idx = sort_in_order(&q.order, &ovals, (0..rows.len()).collect(), keep);
         rows = idx.iter().map(|&i| rows[i]).collect();
         let idx32: Vec<u32> = idx.iter().map(|&i| i as u32).collect();
         order = Some(ovals.iter().map(|v| v.gather(&idx32)).collect());
@@ -537,6 +517,26 @@ fn leading_blocks(
     Ok(outs)
 }
 
+/// Sorts `idx` (positions in `values`) by the ORDER BY keys whose values at
+/// each position are `values`, keeping the first `keep`.
+fn sort_in_order(
+    order: &[OrderKey],
+    values: &[Vector],
+    idx: Vec<usize>,
+    keep: Option<usize>,
+) -> Vec<usize> {
+    let keys: Vec<SortKey> = order
+        .iter()
+        .zip(values)
+        .map(|(o, v)| SortKey {
+            values: v,
+            desc: o.desc,
+            nulls_first: o.nulls_first,
+        })
+        .collect();
+    sort_indices(&keys, idx, keep)
+}
+
 /// The first ORDER BY key when it is a stored fixed-width column (whose
 /// values are stored sorted): its column, DESC and NULLS FIRST.
 fn leading_column(plan: &Plan, table: &Table) -> Option<(usize, bool, bool)> {
@@ -580,17 +580,7 @@ fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> 
         }
         at.extend(o.rows.iter().map(|&r| (b, r)));
     }
-    let keys: Vec<SortKey> = q
-        .order
-        .iter()
-        .zip(&order)
-        .map(|(o, v)| SortKey {
-            values: v,
-            desc: o.desc,
-            nulls_first: o.nulls_first,
-        })
-        .collect();
-    let mut idx = sort_indices(&keys, (0..at.len()).collect(), Some(keep));
+    let mut idx = sort_in_order(&q.order, &order, (0..at.len()).collect(), Some(keep));
     let off = (q.offset as usize).min(idx.len());
     idx.drain(..off);
     if let Some(l) = q.limit {
@@ -682,17 +672,7 @@ fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
         },
         |c| c.len(),
     );
-    let keys: Vec<SortKey> = q
-        .order
-        .iter()
-        .zip(&order)
-        .map(|(o, v)| SortKey {
-            values: v,
-            desc: o.desc,
-            nulls_first: o.nulls_first,
-        })
-        .collect();
-    let mut idx = sort_indices(&keys, (0..n).collect(), keep);
+    let mut idx = sort_in_order(&q.order, &order, (0..n).collect(), keep);
     let off = (q.offset as usize).min(idx.len());
     idx.drain(..off);
     if let Some(l) = q.limit {
