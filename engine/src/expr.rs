@@ -678,6 +678,33 @@ pub fn arith(op: ArithOp, a: &Vector, b: &Vector, ty: LType) -> Result<Vector> {
         ))
     };
     let div0 = || EngineError::Runtime(format!("Division by zero in expression ({})", op.symbol()));
+    // Checked integer arithmetic over `x` and `y`; results rejected by
+    // `fits` are overflows.
+    macro_rules! int_arith {
+        ($x:expr, $y:expr, $fits:expr) => {{
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                if is_null(i) {
+                    out.push(0);
+                    continue;
+                }
+                let (p, q) = ($x[i], $y[i]);
+                let r = match op {
+                    ArithOp::Add => p.checked_add(q),
+                    ArithOp::Sub => p.checked_sub(q),
+                    ArithOp::Mul => p.checked_mul(q),
+                    _ if q == 0 => return Err(div0()),
+                    ArithOp::IntDiv | ArithOp::Div => p.checked_div(q),
+                    ArithOp::Mod => Some(p.wrapping_rem(q)),
+                };
+                match r {
+                    Some(r) if $fits(r) => out.push(r),
+                    _ => return Err(overflow(&p, &q)),
+                }
+            }
+            out
+        }};
+    }
     let data = match (&a.data, &b.data) {
         (Data::F64(x), Data::F64(y)) => Data::F64(
             x.iter()
@@ -693,72 +720,15 @@ pub fn arith(op: ArithOp, a: &Vector, b: &Vector, ty: LType) -> Result<Vector> {
                 .collect(),
         ),
         (Data::I64(x), Data::I64(y)) => {
-            let (lo, hi) = ty.int_range().unwrap_or((i64::MIN.into(), i64::MAX.into()));
-            let mut out = Vec::with_capacity(n);
-            for i in 0..n {
-                if is_null(i) {
-                    out.push(0);
-                    continue;
-                }
-                let (p, q) = (x[i], y[i]);
-                let r = match op {
-                    ArithOp::Add => p.checked_add(q),
-                    ArithOp::Sub => p.checked_sub(q),
-                    ArithOp::Mul => p.checked_mul(q),
-                    ArithOp::IntDiv | ArithOp::Div if q == 0 => return Err(div0()),
-                    ArithOp::Mod if q == 0 => return Err(div0()),
-                    ArithOp::IntDiv | ArithOp::Div => p.checked_div(q),
-                    ArithOp::Mod => Some(p.wrapping_rem(q)),
-                };
-                match r {
-                    Some(r) if (lo..=hi).contains(&i128::from(r)) || ty.int_range().is_none() => {
-                        out.push(r)
-                    }
-                    _ => return Err(overflow(&p, &q)),
-                }
-            }
-            Data::I64(out)
+            // Narrow integer types must stay within their own range.
+            let fits = |r: i64| {
+                ty.int_range()
+                    .is_none_or(|(lo, hi)| (lo..=hi).contains(&i128::from(r)))
+            };
+            Data::I64(int_arith!(x, y, fits))
         }
-        (Data::U64(x), Data::U64(y)) => {
-            let mut out = Vec::with_capacity(n);
-            for i in 0..n {
-                if is_null(i) {
-                    out.push(0);
-                    continue;
-                }
-                let (p, q) = (x[i], y[i]);
-                let r = match op {
-                    ArithOp::Add => p.checked_add(q),
-                    ArithOp::Sub => p.checked_sub(q),
-                    ArithOp::Mul => p.checked_mul(q),
-                    _ if q == 0 => return Err(div0()),
-                    ArithOp::IntDiv | ArithOp::Div => Some(p / q),
-                    ArithOp::Mod => Some(p % q),
-                };
-                out.push(r.ok_or_else(|| overflow(&p, &q))?);
-            }
-            Data::U64(out)
-        }
-        (Data::I128(x), Data::I128(y)) => {
-            let mut out = Vec::with_capacity(n);
-            for i in 0..n {
-                if is_null(i) {
-                    out.push(0);
-                    continue;
-                }
-                let (p, q) = (x[i], y[i]);
-                let r = match op {
-                    ArithOp::Add => p.checked_add(q),
-                    ArithOp::Sub => p.checked_sub(q),
-                    ArithOp::Mul => p.checked_mul(q),
-                    _ if q == 0 => return Err(div0()),
-                    ArithOp::IntDiv | ArithOp::Div => p.checked_div(q),
-                    ArithOp::Mod => Some(p.wrapping_rem(q)),
-                };
-                out.push(r.ok_or_else(|| overflow(&p, &q))?);
-            }
-            Data::I128(out)
-        }
+        (Data::U64(x), Data::U64(y)) => Data::U64(int_arith!(x, y, |_| true)),
+        (Data::I128(x), Data::I128(y)) => Data::I128(int_arith!(x, y, |_| true)),
         _ => {
             return Err(EngineError::Internal(format!(
                 "arithmetic on {} and {}",
