@@ -316,18 +316,10 @@ impl<'t> BlockCtx<'t> {
             }
         }
         pos.sort_unstable();
+        let sorted: Vec<u64> = pos.iter().map(|&(p, _)| p as u64).collect();
         let mut out = vec![None; values.len()];
-        let (mut bytes, mut ends) = (Vec::new(), Vec::new());
-        let mut loaded = usize::MAX;
-        for (p, o) in pos {
-            let b = p / 128;
-            if b != loaded {
-                dict.decode_block(b, &mut bytes, &mut ends)?;
-                loaded = b;
-            }
-            let i = p % 128;
-            let start = if i == 0 { 0 } else { ends[i - 1] };
-            out[o] = Some(bytes[start..ends[i]].to_vec());
+        for ((_, o), s) in pos.into_iter().zip(self.strings_at(col, &sorted)?) {
+            out[o] = Some(s);
         }
         Ok(out)
     }
