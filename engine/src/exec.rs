@@ -454,8 +454,9 @@ fn rows_of_block(
 /// The best rows of each block for `ORDER BY <column c> LIMIT keep` (NULLS
 /// LAST), visiting blocks from the one whose statistics promise the best
 /// value, a wave of one block per thread at a time; a block whose best
-/// value sorts after the `keep` rows already found is skipped. On nearly
-/// sorted data that reads one or two blocks.
+/// value sorts after the `keep` rows already found (or, without WHERE, known
+/// from the statistics to exist) is skipped. On nearly sorted data that
+/// reads one block.
 fn leading_blocks(
     plan: &Plan,
     table: &Table,
@@ -484,7 +485,27 @@ fn leading_blocks(
         (None, None) => Ordering::Equal,
     });
     let wave = rayon::current_num_threads().max(1);
+    // Without WHERE every non-NULL row counts: the best blocks holding `keep`
+    // of them bound the k-th key by the worst of their keys before any read.
     let mut threshold: Option<u64> = None;
+    if matches!(plan.pred, Pred::True) {
+        let mut rows = 0u64;
+        for &(_, b) in order.iter().take_while(|(best, _)| best.is_some()) {
+            let s = table.stats(b, c);
+            let worst = if desc { s.min } else { s.max };
+            threshold = Some(match threshold {
+                Some(t) if better(t, worst) == Ordering::Greater => t,
+                _ => worst,
+            });
+            rows += u64::from(s.rows - s.null_count.min(s.rows));
+            if rows >= keep as u64 {
+                break;
+            }
+        }
+        if rows < keep as u64 {
+            threshold = None;
+        }
+    }
     let mut outs = Vec::new();
     for chunk in order.chunks(wave) {
         // Blocks are in order: once one cannot reach the top, none after can.
@@ -554,9 +575,7 @@ fn leading_column(plan: &Plan, table: &Table) -> Option<(usize, bool, bool)> {
 /// the output columns of just the rows returned.
 fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> {
     let q = &plan.query;
-    // Blocks whose statistics cannot reach the top go first (no WHERE);
-    // the rest are visited best-first, skipping those the rows found rule out.
-    let blocks = crate::prune::top_blocks(plan, table, live_blocks(plan, table), keep);
+    let blocks = live_blocks(plan, table);
     let outs: Vec<(usize, RowsOut)> = match leading_column(plan, table) {
         Some((c, desc, false)) => leading_blocks(plan, table, blocks, keep, c, desc)?,
         _ => {

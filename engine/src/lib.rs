@@ -25,7 +25,6 @@ pub mod interrupt;
 pub mod like;
 pub mod merge;
 pub mod order;
-pub mod prune;
 pub mod result;
 pub mod rounding;
 pub mod scalar;
