@@ -352,17 +352,27 @@ struct RowsOut {
 
 /// Evaluates `exprs` at `rows` of block `ctx`.
 fn exprs_at(ctx: &BlockCtx, rows: &[u32], exprs: &[&TExpr]) -> Result<Vec<Vector>> {
+    let loaded = columns_of(exprs)
+        .into_iter()
+        .map(|c| Ok((c, ctx.column_at(c, rows)?)))
+        .collect::<Result<Vec<_>>>()?;
+    eval_over(exprs, rows.len(), &loaded)
+}
+
+/// The columns `exprs` read, each once.
+fn columns_of(exprs: &[&TExpr]) -> Vec<usize> {
     let mut cols: Vec<usize> = exprs.iter().flat_map(|e| e.columns()).collect();
     cols.sort_unstable();
     cols.dedup();
-    let mut loaded = Vec::new();
-    for c in cols {
-        loaded.push((c, ctx.column_at(c, rows)?));
-    }
+    cols
+}
+
+/// Evaluates `exprs` over `n` rows of the `loaded` columns.
+fn eval_over(exprs: &[&TExpr], n: usize, loaded: &[(usize, Vector)]) -> Result<Vec<Vector>> {
     let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
     exprs
         .iter()
-        .map(|e| Ok(eval(e, rows.len(), &inputs)?.into_owned()))
+        .map(|e| Ok(eval(e, n, &inputs)?.into_owned()))
         .collect()
 }
 
@@ -374,18 +384,11 @@ fn exprs_at_parallel(
     rows: &[u32],
     exprs: &[&TExpr],
 ) -> Result<Vec<Vector>> {
-    let mut cols: Vec<usize> = exprs.iter().flat_map(|e| e.columns()).collect();
-    cols.sort_unstable();
-    cols.dedup();
-    let loaded: Vec<(usize, Vector)> = cols
-        .par_iter()
-        .map(|&c| Ok((c, BlockCtx::new(table, block).column_at(c, rows)?)))
+    let loaded: Vec<(usize, Vector)> = columns_of(exprs)
+        .into_par_iter()
+        .map(|c| Ok((c, BlockCtx::new(table, block).column_at(c, rows)?)))
         .collect::<Result<_>>()?;
-    let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-    exprs
-        .iter()
-        .map(|e| Ok(eval(e, rows.len(), &inputs)?.into_owned()))
-        .collect()
+    eval_over(exprs, rows.len(), &loaded)
 }
 
 fn rows_of_block(
