@@ -6,6 +6,7 @@ use std::cell::OnceCell;
 use strata_format::{ColumnChunk, Table};
 
 use crate::error::Result;
+use crate::expr::{eval, Columns, TExpr};
 use crate::value::{vector_of_keys, Data, LType, Vector};
 
 /// A row selection inside one block.
@@ -423,6 +424,22 @@ impl<'t> BlockCtx<'t> {
         Ok(out)
     }
 
+    /// Evaluates `exprs` at `rows`, reading each column they use once.
+    pub fn eval_at(&self, rows: &[u32], exprs: &[&TExpr]) -> Result<Vec<Vector>> {
+        let loaded = columns_of(exprs)
+            .into_iter()
+            .map(|c| Ok((c, self.column_at(c, rows)?)))
+            .collect::<Result<Vec<_>>>()?;
+        eval_over(exprs, rows.len(), &loaded)
+    }
+
+    /// Evaluates `expr` at `rows`.
+    pub fn eval_one_at(&self, rows: &[u32], expr: &TExpr) -> Result<Vector> {
+        self.eval_at(rows, &[expr])?
+            .pop()
+            .ok_or_else(|| crate::error::EngineError::Internal("no value evaluated".into()))
+    }
+
     /// The values of column `col` at `rows`.
     pub fn column_at(&self, col: usize, rows: &[u32]) -> Result<Vector> {
         let idx = self.codes_at(col, rows)?;
@@ -443,6 +460,27 @@ impl<'t> BlockCtx<'t> {
         }
         Ok(self.values(col)?.gather(&idx))
     }
+}
+
+/// The columns `exprs` read, each once.
+pub(crate) fn columns_of(exprs: &[&TExpr]) -> Vec<usize> {
+    let mut cols: Vec<usize> = exprs.iter().flat_map(|e| e.columns()).collect();
+    cols.sort_unstable();
+    cols.dedup();
+    cols
+}
+
+/// Evaluates `exprs` over `n` rows of the `loaded` columns.
+pub(crate) fn eval_over(
+    exprs: &[&TExpr],
+    n: usize,
+    loaded: &[(usize, Vector)],
+) -> Result<Vec<Vector>> {
+    let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+    exprs
+        .iter()
+        .map(|e| Ok(eval(e, n, &inputs)?.into_owned()))
+        .collect()
 }
 
 #[cfg(test)]

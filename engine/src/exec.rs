@@ -10,7 +10,7 @@ use crate::bind::{AggCall, OrderKey, Query};
 use crate::block::{BlockCtx, Sel};
 use crate::budget::{vector_bytes, Budget};
 use crate::error::{internal, EngineError, Result};
-use crate::expr::{eval, Columns, ExprKind, TExpr};
+use crate::expr::{eval, ExprKind, TExpr};
 use crate::filter::{compile, may_match, select, truth_of, Pred};
 use crate::group::{build_block, GroupSpec};
 use crate::group_output::{GroupRows, SlotInputs};
@@ -350,33 +350,7 @@ struct RowsOut {
     cols: Vec<Vector>,
 }
 
-/// Evaluates `exprs` at `rows` of block `ctx`.
-fn exprs_at(ctx: &BlockCtx, rows: &[u32], exprs: &[&TExpr]) -> Result<Vec<Vector>> {
-    let loaded = columns_of(exprs)
-        .into_iter()
-        .map(|c| Ok((c, ctx.column_at(c, rows)?)))
-        .collect::<Result<Vec<_>>>()?;
-    eval_over(exprs, rows.len(), &loaded)
-}
-
-/// The columns `exprs` read, each once.
-fn columns_of(exprs: &[&TExpr]) -> Vec<usize> {
-    let mut cols: Vec<usize> = exprs.iter().flat_map(|e| e.columns()).collect();
-    cols.sort_unstable();
-    cols.dedup();
-    cols
-}
-
-/// Evaluates `exprs` over `n` rows of the `loaded` columns.
-fn eval_over(exprs: &[&TExpr], n: usize, loaded: &[(usize, Vector)]) -> Result<Vec<Vector>> {
-    let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-    exprs
-        .iter()
-        .map(|e| Ok(eval(e, n, &inputs)?.into_owned()))
-        .collect()
-}
-
-/// [`exprs_at`] for a few rows of many columns (`SELECT * ... LIMIT`):
+/// [`BlockCtx::eval_at`] for a few rows of many columns (`SELECT * ... LIMIT`):
 /// each column is read on its own thread, through its own block context.
 fn exprs_at_parallel(
     table: &Table,
@@ -384,11 +358,11 @@ fn exprs_at_parallel(
     rows: &[u32],
     exprs: &[&TExpr],
 ) -> Result<Vec<Vector>> {
-    let loaded: Vec<(usize, Vector)> = columns_of(exprs)
+    let loaded: Vec<(usize, Vector)> = crate::block::columns_of(exprs)
         .into_par_iter()
         .map(|c| Ok((c, BlockCtx::new(table, block).column_at(c, rows)?)))
         .collect::<Result<_>>()?;
-    eval_over(exprs, rows.len(), &loaded)
+    crate::block::eval_over(exprs, rows.len(), &loaded)
 }
 
 fn rows_of_block(
@@ -420,7 +394,7 @@ fn rows_of_block(
     if sel == Sel::Empty {
         rows.clear();
     }
-    let load = |rows: &[u32], exprs: &[&TExpr]| exprs_at(&ctx, rows, exprs);
+    let load = |rows: &[u32], exprs: &[&TExpr]| ctx.eval_at(rows, exprs);
     let order_exprs: Vec<&TExpr> = q.order.iter().map(|o| &o.expr).collect();
     let mut order = None;
     if q.order.is_empty() {

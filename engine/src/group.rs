@@ -205,13 +205,7 @@ fn codes_at<'a>(ctx: &'a BlockCtx, c: usize, rows: &[u32]) -> Result<std::borrow
 /// Evaluates `expr` at the selected `rows` only and dedups the results: the
 /// codes are indexed by position in `rows`.
 fn realize_at_rows<'a>(expr: &TExpr, ctx: &BlockCtx, rows: &[u32]) -> Result<Realized<'a>> {
-    let cols = expr.columns();
-    let mut loaded = Vec::new();
-    for c in &cols {
-        loaded.push((*c, ctx.column_at(*c, rows)?));
-    }
-    let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-    let per_row = eval(expr, rows.len(), &inputs)?;
+    let per_row = ctx.eval_one_at(rows, expr)?;
     let (sel_codes, keys) = dedup_keys(&per_row);
     let wit = (expr.ty == LType::Varchar).then(|| {
         let mut w = vec![u32::MAX; keys.len()];
@@ -454,12 +448,7 @@ fn arg_values<'a>(
             (a, ArgIndex::PerValue(codes_at(ctx, *c, rows)?, n), s)
         }
         _ => {
-            let mut loaded = Vec::new();
-            for c in &cols {
-                loaded.push((*c, ctx.column_at(*c, rows)?));
-            }
-            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-            let v = eval(arg, rows.len(), &inputs)?;
+            let v = ctx.eval_one_at(rows, arg)?;
             let (a, s) = values_for(kind, &v);
             (a, ArgIndex::PerRow, s)
         }

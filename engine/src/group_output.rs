@@ -210,12 +210,7 @@ fn fetch_expr_strings(table: &Table, expr: &TExpr, witnesses: &[Option<u64>]) ->
         .map(|(b, items)| {
             let ctx = BlockCtx::new(table, b);
             let rows: Vec<u32> = items.iter().map(|x| x.1).collect();
-            let mut loaded = Vec::new();
-            for c in expr.columns() {
-                loaded.push((c, ctx.column_at(c, &rows)?));
-            }
-            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-            let v = eval(expr, rows.len(), &inputs)?.into_owned();
+            let v = ctx.eval_one_at(&rows, expr)?;
             Ok((items.iter().map(|x| x.0).collect(), v))
         })
         .collect::<Result<_>>()?;
