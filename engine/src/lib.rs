@@ -5,8 +5,10 @@
 //! SQL --parse/bind--> Query --plan--> Plan --run (rayon, per block)--> QueryResult
 //! ```
 //!
-//! The engine is stateless: every query opens what it needs from the mapped
-//! files. It works on each block's sorted distinct values, their counts and
+//! The engine keeps no query state: every query reads what it needs from the
+//! mapped files. Only the open table handles outlive a query (see
+//! [`open_tables`]), so a process running many queries maps and verifies
+//! each block once. It works on each block's sorted distinct values, their counts and
 //! row lists rather than on rows wherever it can, and merges per-block
 //! sorted vectors of groups (see [`merge`]).
 
@@ -24,6 +26,7 @@ pub mod group_output;
 pub mod interrupt;
 pub mod like;
 pub mod merge;
+pub mod open_tables;
 pub mod order;
 pub mod result;
 pub mod rounding;
@@ -61,15 +64,22 @@ pub trait Catalog {
 /// A directory of tables: `FROM hits` opens `<dir>/hits`; a name containing
 /// a path separator (written quoted) is opened as a path. Table functions are
 /// not known here (see the `strata` crate for `read_csv` and friends).
+///
+/// Tables stay open between queries (and clones share them) until their
+/// manifest changes; see [`open_tables`].
 #[derive(Debug, Clone)]
 pub struct Database {
     dir: PathBuf,
+    open: open_tables::OpenTables,
 }
 
 impl Database {
     /// A database in directory `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> Database {
-        Database { dir: dir.into() }
+        Database {
+            dir: dir.into(),
+            open: open_tables::OpenTables::default(),
+        }
     }
 }
 
@@ -82,9 +92,9 @@ impl Database {
         } else {
             self.dir.join(name)
         };
-        match Table::open(&path) {
+        match self.open.open(&path) {
             Ok(t) => Ok(t),
-            Err(strata_format::FormatError::NotATable(_)) => {
+            Err(EngineError::Format(strata_format::FormatError::NotATable(_))) => {
                 let names = std::fs::read_dir(&self.dir)
                     .map(|rd| {
                         rd.filter_map(|e| e.ok())
@@ -99,7 +109,7 @@ impl Database {
                     suggestion: error::closest(name, names.iter().map(|s| s.as_str())),
                 })
             }
-            Err(e) => Err(e.into()),
+            Err(e) => Err(e),
         }
     }
 }

@@ -91,6 +91,12 @@ impl Table {
         })
     }
 
+    /// Whether `self` and `other` are clones of one handle (one opening of
+    /// the table, sharing its mappings and verified checksums).
+    pub fn same_handle(&self, other: &Table) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// The table's directory.
     pub fn path(&self) -> &Path {
         &self.inner.path
