@@ -47,6 +47,19 @@ pub fn string_hash(bytes: &[u8]) -> u128 {
 /// Encodes one block: `columns[i]` holds the values of schema column `i`, all
 /// of the same length (1 to 2^24 rows).
 pub fn encode_block(schema: &Schema, columns: Vec<ColumnData>) -> Result<EncodedBlock> {
+    let rows = columns.first().map_or(0, ColumnData::len);
+    encode_block_rows(schema, rows, columns)
+}
+
+/// Encodes one block of `rows` rows (1 to 2^24): `columns[i]` holds the
+/// values of schema column `i`, each of length `rows`. Unlike
+/// [`encode_block`] this also encodes a block of a table without columns,
+/// which has rows but no chunks.
+pub fn encode_block_rows(
+    schema: &Schema,
+    rows: usize,
+    columns: Vec<ColumnData>,
+) -> Result<EncodedBlock> {
     if columns.len() != schema.len() {
         return Err(FormatError::InvalidInput(format!(
             "{} columns given for a schema of {}",
@@ -54,7 +67,6 @@ pub fn encode_block(schema: &Schema, columns: Vec<ColumnData>) -> Result<Encoded
             schema.len()
         )));
     }
-    let rows = columns.first().map_or(0, ColumnData::len);
     if rows == 0 || rows > MAX_BLOCK_ROWS {
         return Err(FormatError::InvalidInput(format!(
             "a block must have 1 to {MAX_BLOCK_ROWS} rows, not {rows}"
