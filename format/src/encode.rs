@@ -398,6 +398,7 @@ fn encode_strings(
     // Deduplicate: a local id per distinct string, in first-seen order.
     let mut ids: HashMap<&[u8], u32, foldhash::fast::RandomState> = HashMap::default();
     let mut uniq: Vec<&[u8]> = Vec::new();
+    let mut prev: Option<(&[u8], u32)> = None;
     let mut local = Vec::with_capacity(rows as usize);
     let mut null_rows = Vec::new();
     for r in 0..rows as usize {
@@ -413,10 +414,19 @@ fn encode_strings(
                 s.len()
             )));
         }
-        let id = *ids.entry(s).or_insert_with(|| {
-            uniq.push(s);
-            (uniq.len() - 1) as u32
-        });
+        // Runs of one value are common (sorted or clustered data, empty
+        // strings): compare with the previous row before hashing.
+        let id = match prev {
+            Some((p, id)) if p == s => id,
+            _ => {
+                let id = *ids.entry(s).or_insert_with(|| {
+                    uniq.push(s);
+                    (uniq.len() - 1) as u32
+                });
+                prev = Some((s, id));
+                id
+            }
+        };
         local.push(id);
     }
     let d = uniq.len();

@@ -735,6 +735,16 @@ fn read_column_values(
         ColumnReader::Int32ColumnReader(r) => {
             let vals = read_all(r, take, c.max_def, &mut defs)?;
             let unsigned = matches!(c.source, Source::Int { unsigned: true });
+            let wide = |v: i32| {
+                if unsigned {
+                    v as u32 as i128
+                } else {
+                    v as i128
+                }
+            };
+            if let Some(col) = conv.fast_ints(&vals, wide, &defs, c.max_def, take) {
+                return out.append(col).map(|()| bad).map_err(|e| e.to_string());
+            }
             conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
                 let v = if unsigned {
                     *v as u32 as i128
@@ -747,6 +757,16 @@ fn read_column_values(
         ColumnReader::Int64ColumnReader(r) => {
             let vals = read_all(r, take, c.max_def, &mut defs)?;
             let unsigned = matches!(c.source, Source::Int { unsigned: true });
+            let wide = |v: i64| {
+                if unsigned {
+                    v as u64 as i128
+                } else {
+                    v as i128
+                }
+            };
+            if let Some(col) = conv.fast_ints(&vals, wide, &defs, c.max_def, take) {
+                return out.append(col).map(|()| bad).map_err(|e| e.to_string());
+            }
             conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
                 let v = if unsigned {
                     *v as u64 as i128
@@ -776,6 +796,9 @@ fn read_column_values(
         }
         ColumnReader::ByteArrayColumnReader(r) => {
             let vals = read_all(r, take, c.max_def, &mut defs)?;
+            if let Some(col) = conv.fast_strings(&vals, &defs, c.max_def, take) {
+                return out.append(col).map(|()| bad).map_err(|e| e.to_string());
+            }
             conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
                 cv.convert_bytes(v.data())
             });
@@ -829,7 +852,155 @@ struct Converter<'a> {
     row: usize,
 }
 
+/// Which rows of a piece are NULL, when converting a whole piece at once.
+enum Presence {
+    /// Every row has a value.
+    All,
+    /// `nulls[row]` for each row.
+    Some(Vec<bool>),
+}
+
+/// How integers map to keys on the fast path (see [`Converter::fast_ints`]).
+#[derive(Clone, Copy)]
+enum IntKey {
+    Signed,
+    Unsigned,
+    /// Seconds from units of `1 / per_second` s, floored.
+    Seconds(i64),
+    /// Seconds from days.
+    DaySeconds,
+}
+
 impl Converter<'_> {
+    /// The NULL rows of a piece, if its values can be converted in one go:
+    /// as many values as present levels, and no NULL unless the column is
+    /// nullable.
+    fn presence(&self, values: usize, defs: &[i16], max_def: i16, take: usize) -> Option<Presence> {
+        if max_def == 0 {
+            return (values == take).then_some(Presence::All);
+        }
+        let present = defs.iter().filter(|&&d| d == max_def).count();
+        if defs.len() != take || present != values || (present < take && !self.nullable) {
+            return None;
+        }
+        Some(if present == take {
+            Presence::All
+        } else {
+            Presence::Some(defs.iter().map(|&d| d != max_def).collect())
+        })
+    }
+
+    /// Integers to an integer, date or timestamp column in one pass, when
+    /// the smallest and the largest value convert (every value between them
+    /// then does: these conversions are monotonic); `None` leaves the piece
+    /// to [`Converter::emit`], which finds and reports the bad values.
+    fn fast_ints<V: Copy>(
+        &self,
+        vals: &[V],
+        wide: impl Fn(V) -> i128,
+        defs: &[i16],
+        max_def: i16,
+        take: usize,
+    ) -> Option<ColumnData> {
+        use DataType as D;
+        let how = match (self.target, self.source) {
+            (D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64, Source::Int { .. }) => IntKey::Unsigned,
+            (D::Int8 | D::Int16 | D::Int32 | D::Int64, Source::Int { .. })
+            | (D::Date, Source::Int { .. } | Source::Date)
+            | (D::Timestamp, Source::Int { .. }) => IntKey::Signed,
+            (D::Timestamp, Source::Timestamp { per_second }) => IntKey::Seconds(per_second),
+            (D::Timestamp, Source::Date) => IntKey::DaySeconds,
+            _ => return None,
+        };
+        let presence = self.presence(vals.len(), defs, max_def, take)?;
+        let (mut lo, mut hi) = (i128::MAX, i128::MIN);
+        for &v in vals {
+            let w = wide(v);
+            lo = lo.min(w);
+            hi = hi.max(w);
+        }
+        if !vals.is_empty()
+            && (self.convert_int(lo, false).is_err() || self.convert_int(hi, false).is_err())
+        {
+            return None;
+        }
+        // In range: the values fit the target, so these casts are exact.
+        let key = |v: V| -> u64 {
+            let w = wide(v);
+            match how {
+                IntKey::Unsigned => w as u64,
+                IntKey::Signed => signed_key(w as i64),
+                IntKey::Seconds(per_second) => signed_key((w as i64).div_euclid(per_second)),
+                IntKey::DaySeconds => signed_key((w as i64) * 86_400),
+            }
+        };
+        Some(match presence {
+            Presence::All => ColumnData::Fixed {
+                keys: vals.iter().map(|&v| key(v)).collect(),
+                nulls: None,
+            },
+            Presence::Some(nulls) => {
+                let mut it = vals.iter();
+                let keys = nulls
+                    .iter()
+                    .map(|&null| {
+                        if null {
+                            0
+                        } else {
+                            it.next().map_or(0, |&v| key(v))
+                        }
+                    })
+                    .collect();
+                ColumnData::Fixed {
+                    keys,
+                    nulls: Some(nulls),
+                }
+            }
+        })
+    }
+
+    /// Byte arrays to a string column in one pass.
+    fn fast_strings(
+        &self,
+        vals: &[parquet::data_type::ByteArray],
+        defs: &[i16],
+        max_def: i16,
+        take: usize,
+    ) -> Option<ColumnData> {
+        if self.target != DataType::String || self.source != Source::Bytes {
+            return None;
+        }
+        let presence = self.presence(vals.len(), defs, max_def, take)?;
+        let total: usize = vals.iter().map(|v| v.data().len()).sum();
+        let mut bytes = Vec::with_capacity(total);
+        let mut offsets = Vec::with_capacity(take + 1);
+        offsets.push(0u64);
+        let nulls = match presence {
+            Presence::All => {
+                for v in vals {
+                    bytes.extend_from_slice(v.data());
+                    offsets.push(bytes.len() as u64);
+                }
+                None
+            }
+            Presence::Some(nulls) => {
+                let mut it = vals.iter();
+                for &null in &nulls {
+                    if !null {
+                        bytes.extend_from_slice(it.next().map_or(&[][..], |v| v.data()));
+                    }
+                    offsets.push(bytes.len() as u64);
+                }
+                Some(nulls)
+            }
+        };
+        Some(ColumnData::Strings {
+            bytes,
+            offsets,
+            nulls,
+        })
+    }
+
     /// Walks the levels: NULL where the definition level is below the
     /// maximum, else the next value through `f`. A failed conversion pushes a
     /// NULL placeholder (the row is dropped later) and records the error.
