@@ -451,8 +451,9 @@ pub(crate) struct Loaded {
 /// Reads input files into tables for the cache.
 pub(crate) trait Loader {
     /// Loads `inputs` (canonical paths) into the new table directory `dest`:
-    /// the columns named among `columns` (any case; the cheapest one when
-    /// none is named), or all of them.
+    /// the columns named among `columns` (any case; see
+    /// [`strata_ingest::IngestOptions::columns`] for when none is named), or
+    /// all of them.
     fn load(
         &self,
         inputs: &[String],

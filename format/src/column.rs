@@ -123,4 +123,105 @@ impl ColumnData {
             .as_ref()
             .is_some_and(|n| n.get(i).copied().unwrap_or(false))
     }
+
+    /// Appends the rows of `other`, a column of the same kind, after this
+    /// one's (moving `other` in when this one is empty).
+    pub fn append(&mut self, other: ColumnData) -> Result<()> {
+        if self.is_empty() {
+            *self = other;
+            return Ok(());
+        }
+        let len = self.len();
+        let other_len = other.len();
+        let (mine, theirs) = match (self, other) {
+            (ColumnData::Fixed { keys, nulls }, ColumnData::Fixed { keys: k, nulls: n }) => {
+                keys.extend_from_slice(&k);
+                (nulls, n)
+            }
+            (
+                ColumnData::Strings {
+                    bytes,
+                    offsets,
+                    nulls,
+                },
+                ColumnData::Strings {
+                    bytes: b,
+                    offsets: o,
+                    nulls: n,
+                },
+            ) => {
+                let base = bytes.len() as u64;
+                bytes.extend_from_slice(&b);
+                offsets.extend(o.iter().skip(1).map(|&x| x + base));
+                (nulls, n)
+            }
+            _ => {
+                return Err(FormatError::InvalidInput(
+                    "a string column appended to a fixed-width one, or the reverse".into(),
+                ))
+            }
+        };
+        match (mine.as_mut(), theirs) {
+            (Some(m), None) => m.resize(len + other_len, false),
+            (None, None) => {}
+            (Some(m), Some(t)) => m.extend_from_slice(&t),
+            (None, Some(t)) => {
+                let mut all = vec![false; len];
+                all.extend_from_slice(&t);
+                *mine = Some(all);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(values: &[Option<&str>]) -> ColumnData {
+        let mut c = ColumnData::new_strings();
+        for v in values {
+            match v {
+                Some(s) => c.push_str(s.as_bytes()).unwrap(),
+                None => c.push_null(),
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn append_equals_pushing_in_order() {
+        let parts: [&[Option<&str>]; 4] = [
+            &[Some("a"), Some("")],
+            &[],
+            &[None, Some("bc")],
+            &[Some("d")],
+        ];
+        let mut all = ColumnData::new_strings();
+        let mut flat = Vec::new();
+        for p in parts {
+            all.append(strings(p)).unwrap();
+            flat.extend_from_slice(p);
+        }
+        assert_eq!(all, strings(&flat));
+
+        let mut keys = ColumnData::new_fixed();
+        keys.push_key(1).unwrap();
+        let mut more = ColumnData::new_fixed();
+        more.push_null();
+        more.push_key(3).unwrap();
+        keys.append(more).unwrap();
+        let mut no_nulls = ColumnData::new_fixed();
+        no_nulls.push_key(4).unwrap();
+        keys.append(no_nulls).unwrap();
+        assert_eq!(
+            keys,
+            ColumnData::Fixed {
+                keys: vec![1, 0, 3, 4],
+                nulls: Some(vec![false, true, false, false]),
+            }
+        );
+        assert!(keys.append(strings(&[Some("x")])).is_err());
+    }
 }

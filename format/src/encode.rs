@@ -47,6 +47,19 @@ pub fn string_hash(bytes: &[u8]) -> u128 {
 /// Encodes one block: `columns[i]` holds the values of schema column `i`, all
 /// of the same length (1 to 2^24 rows).
 pub fn encode_block(schema: &Schema, columns: Vec<ColumnData>) -> Result<EncodedBlock> {
+    let rows = columns.first().map_or(0, ColumnData::len);
+    encode_block_rows(schema, rows, columns)
+}
+
+/// Encodes one block of `rows` rows (1 to 2^24): `columns[i]` holds the
+/// values of schema column `i`, each of length `rows`. Unlike
+/// [`encode_block`] this also encodes a block of a table without columns,
+/// which has rows but no chunks.
+pub fn encode_block_rows(
+    schema: &Schema,
+    rows: usize,
+    columns: Vec<ColumnData>,
+) -> Result<EncodedBlock> {
     if columns.len() != schema.len() {
         return Err(FormatError::InvalidInput(format!(
             "{} columns given for a schema of {}",
@@ -54,7 +67,6 @@ pub fn encode_block(schema: &Schema, columns: Vec<ColumnData>) -> Result<Encoded
             schema.len()
         )));
     }
-    let rows = columns.first().map_or(0, ColumnData::len);
     if rows == 0 || rows > MAX_BLOCK_ROWS {
         return Err(FormatError::InvalidInput(format!(
             "a block must have 1 to {MAX_BLOCK_ROWS} rows, not {rows}"
@@ -386,6 +398,7 @@ fn encode_strings(
     // Deduplicate: a local id per distinct string, in first-seen order.
     let mut ids: HashMap<&[u8], u32, foldhash::fast::RandomState> = HashMap::default();
     let mut uniq: Vec<&[u8]> = Vec::new();
+    let mut prev: Option<(&[u8], u32)> = None;
     let mut local = Vec::with_capacity(rows as usize);
     let mut null_rows = Vec::new();
     for r in 0..rows as usize {
@@ -401,10 +414,19 @@ fn encode_strings(
                 s.len()
             )));
         }
-        let id = *ids.entry(s).or_insert_with(|| {
-            uniq.push(s);
-            (uniq.len() - 1) as u32
-        });
+        // Runs of one value are common (sorted or clustered data, empty
+        // strings): compare with the previous row before hashing.
+        let id = match prev {
+            Some((p, id)) if p == s => id,
+            _ => {
+                let id = *ids.entry(s).or_insert_with(|| {
+                    uniq.push(s);
+                    (uniq.len() - 1) as u32
+                });
+                prev = Some((s, id));
+                id
+            }
+        };
         local.push(id);
     }
     let d = uniq.len();

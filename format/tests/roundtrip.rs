@@ -4,7 +4,8 @@
 use proptest::prelude::*;
 use strata_format::types::{float_key, signed_key};
 use strata_format::{
-    string_hash, ColumnData, DataType, Field, RowValues, Schema, Table, TableWriter, WriteOptions,
+    encode_block_rows, string_hash, ColumnData, DataType, Field, RowValues, Schema, Table,
+    TableWriter, WriteOptions,
 };
 
 /// A column's values in row order, as the test generates them.
@@ -315,6 +316,36 @@ fn all_equal_all_distinct_long_and_invalid_strings() {
         &[strs, equal, distinct, all_null],
         700,
     );
+}
+
+#[test]
+fn a_table_without_columns_keeps_its_row_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t");
+    let schema = Schema::new(Vec::new()).unwrap();
+    let options = WriteOptions {
+        block_rows: 1000,
+        sync: false,
+    };
+    let mut w = TableWriter::create(&path, schema.clone(), options).unwrap();
+    for rows in [1000, 1000, 1] {
+        w.write_encoded(encode_block_rows(&schema, rows, Vec::new()).unwrap())
+            .unwrap();
+    }
+    // A block needs at least one row, with or without columns.
+    assert!(encode_block_rows(&schema, 0, Vec::new()).is_err());
+    // The row count must match the columns given.
+    let one = Schema::new(vec![Field::new("k", DataType::UInt8, false)]).unwrap();
+    let mut c = ColumnData::new_fixed();
+    c.push_key(1).unwrap();
+    assert!(encode_block_rows(&one, 2, vec![c]).is_err());
+    w.finish().unwrap();
+    let t = Table::open(&path).unwrap();
+    assert_eq!(t.num_rows(), 2001);
+    assert_eq!(t.num_blocks(), 3);
+    assert_eq!(t.block_rows(2), 1);
+    assert!(t.schema().is_empty());
+    strata_format::verify_table(&path).unwrap();
 }
 
 #[test]

@@ -29,7 +29,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use strata_format::{encode_block, Schema, TableWriter, WriteOptions, DEFAULT_BLOCK_ROWS};
+use strata_format::{
+    encode_block, encode_block_rows, Schema, TableWriter, WriteOptions, DEFAULT_BLOCK_ROWS,
+};
 
 pub use error::{IngestError, Position, Result, RowError};
 pub use schema_sql::{create_table_sql, parse_create_table, TableDef};
@@ -73,8 +75,9 @@ pub struct IngestOptions {
     /// from text, or (with `append`) use the table's.
     pub schema: Option<Schema>,
     /// Load only the input columns named here (case-insensitively; other
-    /// names are ignored), or when none is named the one cheapest to store;
-    /// `None` loads every column. The schema (given, inferred or from
+    /// names are ignored); when none is named, Parquet inputs load no column
+    /// (the table has only the row counts, from the files' metadata) and
+    /// text inputs the one cheapest to store. `None` loads every column. The schema (given, inferred or from
     /// Parquet) still describes the whole input; the table gets the chosen
     /// columns in input order. Values of the other columns are not checked.
     pub columns: Option<Vec<String>>,
@@ -278,11 +281,13 @@ fn stored_width(t: strata_format::DataType) -> usize {
 
 /// The columns of `schema` that `columns` chooses (see
 /// [`IngestOptions::columns`]): the table schema and each one's input index.
-/// `costs` (bytes per column in a text sample), when known, picks the
-/// cheapest column better than the types alone.
+/// When none is named, `need_one` asks for the cheapest column rather than
+/// none; `costs` (bytes per column in a text sample), when known, picks it
+/// better than the types alone.
 fn choose_columns(
     schema: &Schema,
     columns: Option<&[String]>,
+    need_one: bool,
     costs: Option<&[u64]>,
 ) -> Result<(Schema, Vec<usize>)> {
     let Some(names) = columns else {
@@ -295,7 +300,7 @@ fn choose_columns(
                 .any(|n| n.eq_ignore_ascii_case(&schema.fields[i].name))
         })
         .collect();
-    if chosen.is_empty() {
+    if chosen.is_empty() && need_one {
         chosen.extend((0..schema.fields.len()).min_by_key(|&i| {
             let cost = costs.and_then(|c| c.get(i)).copied().unwrap_or(0);
             (cost, stored_width(schema.fields[i].data_type))
@@ -379,7 +384,7 @@ impl Run<'_> {
             Some((s, source)) => {
                 self.input_columns = s.fields.iter().map(|f| f.name.clone()).collect();
                 Some((
-                    choose_columns(&s, self.options.columns.as_deref(), None)?.0,
+                    choose_columns(&s, self.options.columns.as_deref(), false, None)?.0,
                     source,
                 ))
             }
@@ -403,7 +408,7 @@ impl Run<'_> {
             let s = arc_schema.clone();
             pipeline.submit(move || {
                 let encoded = if block.rows > 0 {
-                    Some(encode_block(&s, block.columns)?)
+                    Some(encode_block_rows(&s, block.rows, block.columns)?)
                 } else {
                     None
                 };
@@ -492,7 +497,7 @@ impl Run<'_> {
             Some((s, source)) => {
                 self.input_columns = s.fields.iter().map(|f| f.name.clone()).collect();
                 let (chosen, index) =
-                    choose_columns(&s, opts.columns.as_deref(), costs.as_deref())?;
+                    choose_columns(&s, opts.columns.as_deref(), true, costs.as_deref())?;
                 (Some((chosen, source)), s.fields.len(), Some(index))
             }
             None => (None, 0, None),
@@ -613,5 +618,42 @@ mod tests {
         let (s, t) = ingest(&pq, dir.path(), Some(&[second.as_str()]));
         assert_eq!(names(&t), [second.as_str()]);
         assert_eq!(s.input_columns.len(), all.fields.len());
+        // None named in Parquet: no column, only the row counts.
+        let (s, t) = ingest(&pq, &dir.path().join("none"), Some(&["nope"]));
+        assert!(names(&t).is_empty());
+        assert_eq!(t.num_rows(), 2100);
+        assert_eq!(s.input_columns.len(), all.fields.len());
+    }
+
+    /// A table of no columns from Parquet files with several row groups:
+    /// the row counts of the files (2100 rows in row groups of 2048 and 52,
+    /// as `tests/data/make_fixtures.py` wrote them; 10 in groups of 4, 4
+    /// and 2) in blocks cut across the row groups and the files.
+    #[test]
+    fn parquet_without_columns_counts_rows_across_row_groups() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
+        let inputs = [
+            format!("{data}duckdb.parquet"),
+            format!("{data}types_snappy.parquet"),
+            format!("{data}duckdb.parquet"),
+        ];
+        for (i, block_rows) in [1000usize, 2048, 3, 1 << 19].into_iter().enumerate() {
+            let table = dir.path().join(format!("t{i}"));
+            let options = IngestOptions {
+                columns: Some(Vec::new()),
+                block_rows,
+                sync: false,
+                ..IngestOptions::default()
+            };
+            let summary = run(&inputs, &table, &options, &mut |_| {}).unwrap();
+            assert_eq!(summary.rows, 4210);
+            let t = strata_format::Table::open(&table).unwrap();
+            assert!(t.schema().is_empty());
+            assert_eq!(t.num_rows(), 4210);
+            assert_eq!(t.num_blocks(), 4210usize.div_ceil(block_rows));
+            assert!((0..t.num_blocks()).all(|b| t.block_rows(b) as usize <= block_rows));
+            strata_format::verify_table(&table).unwrap();
+        }
     }
 }

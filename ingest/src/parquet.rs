@@ -286,27 +286,53 @@ fn convertible(s: Source, t: DataType) -> bool {
     }
 }
 
-/// One Parquet column feeding one table column.
-struct ColumnState {
+/// How one Parquet column of a file feeds one table column.
+struct ColumnPlan {
     leaf: usize,
     source: Source,
     target: Field,
     max_def: i16,
-    reader: Option<ColumnReader>,
 }
 
-/// The Parquet file being read.
+/// The Parquet file whose row groups are being opened.
 struct OpenFile {
-    path: PathBuf,
+    path: Arc<Path>,
     name: Arc<str>,
     reader: Reader,
     next_row_group: usize,
-    rows_left_in_group: usize,
+    /// Rows of the row groups opened so far.
     rows_before: u64,
     total_rows: u64,
     file_len: u64,
-    columns: Vec<ColumnState>,
+    plans: Arc<[ColumnPlan]>,
 }
+
+/// A row group being read: one column reader per table column.
+struct OpenGroup {
+    path: Arc<Path>,
+    name: Arc<str>,
+    plans: Arc<[ColumnPlan]>,
+    readers: Vec<ColumnReader>,
+    /// Rows not yet given to a block.
+    rows_left: usize,
+    /// The file row (from 0) of the next row given to a block.
+    next_row: u64,
+}
+
+/// A run of rows of one row group that goes into one block.
+struct Piece {
+    /// Index of the row group in [`ParquetSource::groups`].
+    group: usize,
+    rows: usize,
+    /// The block (in the round) and its row where the piece starts.
+    block: usize,
+    block_row: usize,
+    /// The file row (from 0) of the piece's first row.
+    file_row: u64,
+}
+
+/// One column of one piece, decoded, with its bad values.
+type DecodedPiece = (ColumnData, Vec<BadValue>);
 
 /// A bad value found while converting a column.
 struct BadValue {
@@ -327,11 +353,21 @@ pub struct ParquetBlock {
 }
 
 /// Reads Parquet files one after the other into blocks of the table schema.
+///
+/// Blocks are decoded a few at a time: the row groups a round of blocks
+/// spans are decoded in parallel, each column of each row group a task (the
+/// pieces of one row group in order). With few columns a round holds
+/// several blocks, so that even one column keeps every thread busy; with
+/// many it holds one block, decoded column by column in parallel.
 pub struct ParquetSource {
     paths: Vec<PathBuf>,
     next_path: usize,
     schema: Schema,
     current: Option<OpenFile>,
+    /// Row groups opened and not yet fully read, in order.
+    groups: std::collections::VecDeque<OpenGroup>,
+    /// Blocks decoded and not yet returned.
+    ready: std::collections::VecDeque<ParquetBlock>,
     max_errors: u64,
     /// Bytes of the files finished so far.
     pub bytes_done: u64,
@@ -345,6 +381,8 @@ impl ParquetSource {
             next_path: 0,
             schema,
             current: None,
+            groups: Default::default(),
+            ready: Default::default(),
             max_errors,
             bytes_done: 0,
         }
@@ -363,7 +401,7 @@ impl ParquetSource {
         let reader = open(&path)?;
         check_flat(&path, &reader)?;
         let descr = reader.metadata().file_metadata().schema_descr_ptr();
-        let mut columns = Vec::with_capacity(self.schema.len());
+        let mut plans = Vec::with_capacity(self.schema.len());
         for f in &self.schema.fields {
             let leaf = descr
                 .columns()
@@ -385,7 +423,7 @@ impl ParquetSource {
                         "{}: has no column {} (the schema's column {})",
                         path.display(),
                         f.name,
-                        columns.len() + 1
+                        plans.len() + 1
                     ))
                 })?;
             let c = descr.column(leaf);
@@ -402,12 +440,11 @@ impl ParquetSource {
                     f.data_type
                 )));
             }
-            columns.push(ColumnState {
+            plans.push(ColumnPlan {
                 leaf,
                 source,
                 target: f.clone(),
                 max_def: c.max_def_level(),
-                reader: None,
             });
         }
         let total_rows = u64::try_from(reader.metadata().file_metadata().num_rows()).unwrap_or(0);
@@ -416,14 +453,62 @@ impl ParquetSource {
             total_rows,
             file_len,
             name: display_name(&path).into(),
-            path,
+            path: path.into(),
             reader,
             next_row_group: 0,
-            rows_left_in_group: 0,
             rows_before: 0,
-            columns,
+            plans: plans.into(),
         });
         Ok(true)
+    }
+
+    /// Opens the next row group (of this file or the next ones) at the back
+    /// of `groups`; false at the end of the last file.
+    fn open_group(&mut self) -> Result<bool> {
+        loop {
+            if self.current.is_none() && !self.open_next()? {
+                return Ok(false);
+            }
+            let Some(file) = self.current.as_mut() else {
+                continue;
+            };
+            if file.next_row_group == file.reader.num_row_groups() {
+                self.bytes_done += file.file_len;
+                self.current = None;
+                continue;
+            }
+            let g = file.next_row_group;
+            file.next_row_group += 1;
+            let path = &file.path;
+            let group = file
+                .reader
+                .get_row_group(g)
+                .map_err(|e| parquet_error(path, format!("row group {g}: {e}")))?;
+            let rows = usize::try_from(group.metadata().num_rows())
+                .map_err(|_| parquet_error(path, "negative row count"))?;
+            let readers = file
+                .plans
+                .iter()
+                .map(|c| {
+                    group.get_column_reader(c.leaf).map_err(|e| {
+                        parquet_error(
+                            path,
+                            format!("row group {g}, column {}: {e}", c.target.name),
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            self.groups.push_back(OpenGroup {
+                path: file.path.clone(),
+                name: file.name.clone(),
+                plans: file.plans.clone(),
+                readers,
+                rows_left: rows,
+                next_row: file.rows_before,
+            });
+            file.rows_before += rows as u64;
+            return Ok(true);
+        }
     }
 
     /// Input bytes read so far, estimated within the current file from the
@@ -439,132 +524,199 @@ impl ParquetSource {
         self.bytes_done + current
     }
 
-    /// Reads the next block of up to `block_rows` rows, decoding the columns
-    /// in parallel on `pool`; `None` at the end of the last file.
+    /// Reads the next block of up to `block_rows` rows, decoding on `pool`;
+    /// `None` at the end of the last file.
     pub fn next_block(
         &mut self,
         pool: &rayon::ThreadPool,
         block_rows: usize,
     ) -> Result<Option<ParquetBlock>> {
-        let mut columns: Vec<ColumnData> = self
-            .schema
-            .fields
-            .iter()
-            .map(|f| {
-                if f.data_type.is_string() {
-                    ColumnData::new_strings()
-                } else {
-                    ColumnData::new_fixed()
+        if self.ready.is_empty() {
+            self.read_round(pool, block_rows)?;
+        }
+        Ok(self.ready.pop_front())
+    }
+
+    /// Decodes the next round of blocks into `ready` (none at the end).
+    fn read_round(&mut self, pool: &rayon::ThreadPool, block_rows: usize) -> Result<()> {
+        let ncols = self.schema.len();
+        let threads = pool.current_num_threads().max(1);
+        let max_blocks = (2 * threads).div_ceil(ncols.max(1)).clamp(1, 2 * threads);
+        // Plan: cut the next blocks from the row groups.
+        let mut pieces: Vec<Piece> = Vec::new();
+        let mut blocks: Vec<usize> = Vec::new();
+        let mut gi = 0;
+        let mut more = true;
+        while more && blocks.len() < max_blocks {
+            let mut rows = 0;
+            while rows < block_rows {
+                if gi == self.groups.len() && !self.open_group()? {
+                    more = false;
+                    break;
                 }
-            })
-            .collect();
-        let mut rows = 0;
-        let mut bad_values: Vec<BadValue> = Vec::new();
-        let mut dropped: Vec<usize> = Vec::new();
-        let mut bad = BadRows::new(self.max_errors);
-        while rows < block_rows {
-            if self.current.is_none() && !self.open_next()? {
-                break;
-            }
-            let Some(file) = self.current.as_mut() else {
-                continue;
-            };
-            if file.rows_left_in_group == 0 {
-                let groups = file.reader.num_row_groups();
-                if file.next_row_group == groups {
-                    self.bytes_done += file.file_len;
-                    self.current = None;
+                let Some(g) = self.groups.get_mut(gi) else {
+                    continue;
+                };
+                if g.rows_left == 0 {
+                    gi += 1;
                     continue;
                 }
-                let g = file.next_row_group;
-                let group = file
-                    .reader
-                    .get_row_group(g)
-                    .map_err(|e| parquet_error(&file.path, format!("row group {g}: {e}")))?;
-                file.rows_left_in_group = usize::try_from(group.metadata().num_rows())
-                    .map_err(|_| parquet_error(&file.path, "negative row count"))?;
-                for c in &mut file.columns {
-                    c.reader = Some(group.get_column_reader(c.leaf).map_err(|e| {
-                        parquet_error(
-                            &file.path,
-                            format!("row group {g}, column {}: {e}", c.target.name),
-                        )
-                    })?);
+                let take = g.rows_left.min(block_rows - rows);
+                pieces.push(Piece {
+                    group: gi,
+                    rows: take,
+                    block: blocks.len(),
+                    block_row: rows,
+                    file_row: g.next_row,
+                });
+                g.rows_left -= take;
+                g.next_row += take as u64;
+                rows += take;
+            }
+            if rows > 0 {
+                blocks.push(rows);
+            }
+        }
+        // Decode: one task per row group and column, its pieces in order.
+        let used = pieces.last().map_or(0, |p| p.group + 1);
+        let mut tasks = Vec::new();
+        for (gi, g) in self.groups.iter_mut().take(used).enumerate() {
+            let mine: Vec<usize> = (0..pieces.len())
+                .filter(|&i| pieces[i].group == gi)
+                .collect();
+            let plans = &g.plans;
+            for (reader, plan) in g.readers.iter_mut().zip(plans.iter()) {
+                tasks.push((reader, plan, &g.path, mine.clone()));
+            }
+        }
+        let pieces_ref = &pieces;
+        let decoded: Vec<Result<Vec<DecodedPiece>>> = pool.install(|| {
+            tasks
+                .into_par_iter()
+                .map(|(reader, plan, path, mine)| {
+                    mine.iter()
+                        .map(|&i| {
+                            let p = &pieces_ref[i];
+                            let mut out = if plan.target.data_type.is_string() {
+                                ColumnData::new_strings()
+                            } else {
+                                ColumnData::new_fixed()
+                            };
+                            let bad = read_column(plan, reader, p.rows, p.block_row, &mut out)
+                                .map_err(|e| parquet_error(path, e))?;
+                            Ok((out, bad))
+                        })
+                        .collect()
+                })
+                .collect()
+        });
+        // Assemble the blocks from their pieces.
+        let mut decoded = decoded
+            .into_iter()
+            .map(|r| r.map(|v| v.into_iter().map(Some).collect::<Vec<_>>()))
+            .collect::<Result<Vec<_>>>()?;
+        // Pieces are in row group order: the n-th of its group is at
+        // `index - index of the group's first piece`.
+        let mut nth_in_group = vec![0usize; pieces.len()];
+        for i in 1..pieces.len() {
+            if pieces[i].group == pieces[i - 1].group {
+                nth_in_group[i] = nth_in_group[i - 1] + 1;
+            }
+        }
+        let mut first_piece = 0;
+        for (b, &rows) in blocks.iter().enumerate() {
+            let mut columns: Vec<ColumnData> = self
+                .schema
+                .fields
+                .iter()
+                .map(|f| {
+                    if f.data_type.is_string() {
+                        ColumnData::new_strings()
+                    } else {
+                        ColumnData::new_fixed()
+                    }
+                })
+                .collect();
+            let mut bad_values: Vec<(BadValue, usize)> = Vec::new();
+            let mut i = first_piece;
+            while i < pieces.len() && pieces[i].block == b {
+                let p = &pieces[i];
+                for (c, column) in columns.iter_mut().enumerate() {
+                    let slot = decoded
+                        .get_mut(p.group * ncols + c)
+                        .and_then(|v| v.get_mut(nth_in_group[i]))
+                        .and_then(Option::take);
+                    let Some((data, bad)) = slot else {
+                        return Err(IngestError::Internal("a decoded piece is missing".into()));
+                    };
+                    column.append(data)?;
+                    bad_values.extend(bad.into_iter().map(|v| (v, i)));
                 }
-                file.next_row_group += 1;
-                continue;
+                i += 1;
             }
-            let take = file.rows_left_in_group.min(block_rows - rows);
-            let first_row = file.rows_before;
-            let results: Vec<std::result::Result<Vec<BadValue>, String>> = pool.install(|| {
-                file.columns
-                    .par_iter_mut()
-                    .zip(columns.par_iter_mut())
-                    .map(|(c, out)| read_column(c, take, rows, out))
-                    .collect()
-            });
-            for r in results {
-                bad_values.extend(r.map_err(|e| parquet_error(&file.path, e))?);
-            }
+            first_piece = i;
+            let mut bad = BadRows::new(self.max_errors);
+            let mut dropped: Vec<usize> = Vec::new();
             if !bad_values.is_empty() {
-                bad_values.sort_by_key(|b| b.row);
-                for b in bad_values.drain(..) {
-                    if dropped.last() == Some(&b.row) {
+                bad_values.sort_by_key(|(v, _)| v.row);
+                for (v, i) in bad_values {
+                    if dropped.last() == Some(&v.row) {
                         continue; // several bad values in one row
                     }
-                    dropped.push(b.row);
+                    dropped.push(v.row);
+                    let p = &pieces[i];
+                    let file_row = p.file_row + (v.row - p.block_row) as u64;
                     bad.add(RowError {
-                        file: file.name.to_string(),
-                        position: Position::Row(first_row + (b.row - rows) as u64 + 1),
-                        column: Some(b.column),
-                        value: b.value,
-                        message: b.message,
+                        file: self
+                            .groups
+                            .get(p.group)
+                            .map_or_else(String::new, |g| g.name.to_string()),
+                        position: Position::Row(file_row + 1),
+                        column: Some(v.column),
+                        value: v.value,
+                        message: v.message,
                     });
                 }
+                for c in &mut columns {
+                    drop_rows(c, &dropped);
+                }
             }
-            file.rows_left_in_group -= take;
-            file.rows_before += take as u64;
-            rows += take;
+            self.ready.push_back(ParquetBlock {
+                columns,
+                rows: rows - dropped.len(),
+                bad,
+            });
         }
-        if rows == 0 {
-            return Ok(None);
+        // Row groups fully read are done.
+        while self.groups.front().is_some_and(|g| g.rows_left == 0) {
+            self.groups.pop_front();
         }
-        if !dropped.is_empty() {
-            for c in &mut columns {
-                drop_rows(c, &dropped);
-            }
-        }
-        Ok(Some(ParquetBlock {
-            columns,
-            rows: rows - dropped.len(),
-            bad,
-        }))
+        Ok(())
     }
 }
 
 /// Reads `take` records of one column and appends them, converted, to `out`.
 /// `block_row` is the block index of the first of them (for errors).
 fn read_column(
-    c: &mut ColumnState,
+    c: &ColumnPlan,
+    reader: &mut ColumnReader,
     take: usize,
     block_row: usize,
     out: &mut ColumnData,
 ) -> std::result::Result<Vec<BadValue>, String> {
-    read_column_values(c, take, block_row, out)
+    read_column_values(c, reader, take, block_row, out)
         .map_err(|e| format!("column {}: {e}", c.target.name))
 }
 
 fn read_column_values(
-    c: &mut ColumnState,
+    c: &ColumnPlan,
+    reader: &mut ColumnReader,
     take: usize,
     block_row: usize,
     out: &mut ColumnData,
 ) -> std::result::Result<Vec<BadValue>, String> {
     let mut defs = Vec::with_capacity(if c.max_def > 0 { take } else { 0 });
     let mut bad = Vec::new();
-    let Some(reader) = c.reader.as_mut() else {
-        return Err(format!("column {}: no reader", c.target.name));
-    };
     let mut conv = Converter {
         target: c.target.data_type,
         source: c.source,
@@ -583,6 +735,16 @@ fn read_column_values(
         ColumnReader::Int32ColumnReader(r) => {
             let vals = read_all(r, take, c.max_def, &mut defs)?;
             let unsigned = matches!(c.source, Source::Int { unsigned: true });
+            let wide = |v: i32| {
+                if unsigned {
+                    v as u32 as i128
+                } else {
+                    v as i128
+                }
+            };
+            if let Some(col) = conv.fast_ints(&vals, wide, &defs, c.max_def, take) {
+                return out.append(col).map(|()| bad).map_err(|e| e.to_string());
+            }
             conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
                 let v = if unsigned {
                     *v as u32 as i128
@@ -595,6 +757,16 @@ fn read_column_values(
         ColumnReader::Int64ColumnReader(r) => {
             let vals = read_all(r, take, c.max_def, &mut defs)?;
             let unsigned = matches!(c.source, Source::Int { unsigned: true });
+            let wide = |v: i64| {
+                if unsigned {
+                    v as u64 as i128
+                } else {
+                    v as i128
+                }
+            };
+            if let Some(col) = conv.fast_ints(&vals, wide, &defs, c.max_def, take) {
+                return out.append(col).map(|()| bad).map_err(|e| e.to_string());
+            }
             conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
                 let v = if unsigned {
                     *v as u64 as i128
@@ -624,6 +796,9 @@ fn read_column_values(
         }
         ColumnReader::ByteArrayColumnReader(r) => {
             let vals = read_all(r, take, c.max_def, &mut defs)?;
+            if let Some(col) = conv.fast_strings(&vals, &defs, c.max_def, take) {
+                return out.append(col).map(|()| bad).map_err(|e| e.to_string());
+            }
             conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
                 cv.convert_bytes(v.data())
             });
@@ -677,7 +852,155 @@ struct Converter<'a> {
     row: usize,
 }
 
+/// Which rows of a piece are NULL, when converting a whole piece at once.
+enum Presence {
+    /// Every row has a value.
+    All,
+    /// `nulls[row]` for each row.
+    Some(Vec<bool>),
+}
+
+/// How integers map to keys on the fast path (see [`Converter::fast_ints`]).
+#[derive(Clone, Copy)]
+enum IntKey {
+    Signed,
+    Unsigned,
+    /// Seconds from units of `1 / per_second` s, floored.
+    Seconds(i64),
+    /// Seconds from days.
+    DaySeconds,
+}
+
 impl Converter<'_> {
+    /// The NULL rows of a piece, if its values can be converted in one go:
+    /// as many values as present levels, and no NULL unless the column is
+    /// nullable.
+    fn presence(&self, values: usize, defs: &[i16], max_def: i16, take: usize) -> Option<Presence> {
+        if max_def == 0 {
+            return (values == take).then_some(Presence::All);
+        }
+        let present = defs.iter().filter(|&&d| d == max_def).count();
+        if defs.len() != take || present != values || (present < take && !self.nullable) {
+            return None;
+        }
+        Some(if present == take {
+            Presence::All
+        } else {
+            Presence::Some(defs.iter().map(|&d| d != max_def).collect())
+        })
+    }
+
+    /// Integers to an integer, date or timestamp column in one pass, when
+    /// the smallest and the largest value convert (every value between them
+    /// then does: these conversions are monotonic); `None` leaves the piece
+    /// to [`Converter::emit`], which finds and reports the bad values.
+    fn fast_ints<V: Copy>(
+        &self,
+        vals: &[V],
+        wide: impl Fn(V) -> i128,
+        defs: &[i16],
+        max_def: i16,
+        take: usize,
+    ) -> Option<ColumnData> {
+        use DataType as D;
+        let how = match (self.target, self.source) {
+            (D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64, Source::Int { .. }) => IntKey::Unsigned,
+            (D::Int8 | D::Int16 | D::Int32 | D::Int64, Source::Int { .. })
+            | (D::Date, Source::Int { .. } | Source::Date)
+            | (D::Timestamp, Source::Int { .. }) => IntKey::Signed,
+            (D::Timestamp, Source::Timestamp { per_second }) => IntKey::Seconds(per_second),
+            (D::Timestamp, Source::Date) => IntKey::DaySeconds,
+            _ => return None,
+        };
+        let presence = self.presence(vals.len(), defs, max_def, take)?;
+        let (mut lo, mut hi) = (i128::MAX, i128::MIN);
+        for &v in vals {
+            let w = wide(v);
+            lo = lo.min(w);
+            hi = hi.max(w);
+        }
+        if !vals.is_empty()
+            && (self.convert_int(lo, false).is_err() || self.convert_int(hi, false).is_err())
+        {
+            return None;
+        }
+        // In range: the values fit the target, so these casts are exact.
+        let key = |v: V| -> u64 {
+            let w = wide(v);
+            match how {
+                IntKey::Unsigned => w as u64,
+                IntKey::Signed => signed_key(w as i64),
+                IntKey::Seconds(per_second) => signed_key((w as i64).div_euclid(per_second)),
+                IntKey::DaySeconds => signed_key((w as i64) * 86_400),
+            }
+        };
+        Some(match presence {
+            Presence::All => ColumnData::Fixed {
+                keys: vals.iter().map(|&v| key(v)).collect(),
+                nulls: None,
+            },
+            Presence::Some(nulls) => {
+                let mut it = vals.iter();
+                let keys = nulls
+                    .iter()
+                    .map(|&null| {
+                        if null {
+                            0
+                        } else {
+                            it.next().map_or(0, |&v| key(v))
+                        }
+                    })
+                    .collect();
+                ColumnData::Fixed {
+                    keys,
+                    nulls: Some(nulls),
+                }
+            }
+        })
+    }
+
+    /// Byte arrays to a string column in one pass.
+    fn fast_strings(
+        &self,
+        vals: &[parquet::data_type::ByteArray],
+        defs: &[i16],
+        max_def: i16,
+        take: usize,
+    ) -> Option<ColumnData> {
+        if self.target != DataType::String || self.source != Source::Bytes {
+            return None;
+        }
+        let presence = self.presence(vals.len(), defs, max_def, take)?;
+        let total: usize = vals.iter().map(|v| v.data().len()).sum();
+        let mut bytes = Vec::with_capacity(total);
+        let mut offsets = Vec::with_capacity(take + 1);
+        offsets.push(0u64);
+        let nulls = match presence {
+            Presence::All => {
+                for v in vals {
+                    bytes.extend_from_slice(v.data());
+                    offsets.push(bytes.len() as u64);
+                }
+                None
+            }
+            Presence::Some(nulls) => {
+                let mut it = vals.iter();
+                for &null in &nulls {
+                    if !null {
+                        bytes.extend_from_slice(it.next().map_or(&[][..], |v| v.data()));
+                    }
+                    offsets.push(bytes.len() as u64);
+                }
+                Some(nulls)
+            }
+        };
+        Some(ColumnData::Strings {
+            bytes,
+            offsets,
+            nulls,
+        })
+    }
+
     /// Walks the levels: NULL where the definition level is below the
     /// maximum, else the next value through `f`. A failed conversion pushes a
     /// NULL placeholder (the row is dropped later) and records the error.
@@ -1054,6 +1377,34 @@ mod tests {
                 let (got, _, _) = read(&[file], &schema, block_rows, 0).unwrap();
                 assert_eq!(got, reference, "{file} in blocks of {block_rows}");
             }
+        }
+    }
+
+    /// With one column, a round decodes several blocks (row groups in
+    /// parallel): the values and the rows of bad values are the same as
+    /// with one block at a time.
+    #[test]
+    fn rounds_of_several_blocks_read_the_same_values() {
+        let all = parquet_schema(&data("types_snappy.parquet")).unwrap();
+        let (reference, _, _) = read(&[CODECS[0]], &all, 1000, 0).unwrap();
+        for name in ["i64", "s", "low_card", "f32"] {
+            let i = all.index_of(name).unwrap();
+            let one = Schema::new(vec![all.fields[i].clone()]).unwrap();
+            for file in ["types_plain_v2.parquet", "types_zstd.parquet"] {
+                for block_rows in [1, 2, 3, 4, 7] {
+                    let (got, _, _) = read(&[file, file], &one, block_rows, 0).unwrap();
+                    let twice: Vec<V> = reference[i].iter().chain(&reference[i]).cloned().collect();
+                    assert_eq!(got[0], twice, "{name} {file} {block_rows}");
+                }
+            }
+        }
+        let s = schema("CREATE TABLE t (i32 SMALLINT)");
+        for block_rows in [1, 2, 3, 1000] {
+            let (got, bad, first) = read(&["types_plain_v2.parquet"], &s, block_rows, 5).unwrap();
+            assert_eq!((got[0].len(), bad), (8, 2));
+            // The first two values overflow SMALLINT (rows are counted from 1).
+            assert_eq!(first[0].position, Position::Row(1));
+            assert_eq!(first[1].position, Position::Row(2));
         }
     }
 
