@@ -290,36 +290,64 @@ fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
     };
     let n = groups.len();
 
-    // Which slots are needed at every group (HAVING, ORDER BY)?
-    let mut needed_all = vec![false; agg.keys.len() + agg.aggs.len()];
-    let mut mark = |e: &TExpr| {
+    // Which slots does HAVING need, and ORDER BY's first key (at every
+    // group), and the later keys? With a LIMIT, the later keys are computed
+    // only at the groups that can still make the cut by the first key (with
+    // `ORDER BY c DESC, name LIMIT 10` over a million groups, ten names).
+    let keep = q.limit.map(|l| (l + q.offset) as usize);
+    let staged = keep.is_some() && q.order.len() > 1;
+    let width = agg.keys.len() + agg.aggs.len();
+    let (mut needed_first, mut needed_all) = (vec![false; width], vec![false; width]);
+    let mark = |e: &TExpr, needed: &mut [bool]| {
         e.walk(&mut |x| {
             if let ExprKind::Ref(r) = x.kind {
-                if let Some(f) = needed_all.get_mut(r) {
+                if let Some(f) = needed.get_mut(r) {
                     *f = true;
                 }
             }
         })
     };
     if let Some(h) = &q.having {
-        mark(h);
+        mark(h, &mut needed_first);
+        mark(h, &mut needed_all);
     }
-    for o in &q.order {
-        mark(&o.expr);
+    for (i, o) in q.order.iter().enumerate() {
+        if i == 0 || !staged {
+            mark(&o.expr, &mut needed_first);
+        }
+        mark(&o.expr, &mut needed_all);
     }
     let mut idx: Vec<usize> = (0..n).collect();
     if q.having.is_some() || !q.order.is_empty() {
-        let slots = groups.slots(&idx, &|k| needed_all[k])?;
+        let slots = groups.slots(&idx, &|k| needed_first[k])?;
         if let Some(h) = &q.having {
             let t = truth_of(&*eval(h, n, &SlotInputs(&slots))?);
             idx.retain(|&i| t[i]);
         }
-        let keep = q.limit.map(|l| (l + q.offset) as usize);
-        let mut ovals = Vec::new();
-        for o in &q.order {
-            ovals.push(eval(&o.expr, n, &SlotInputs(&slots))?.into_owned());
+        if let (true, Some(k)) = (staged, keep) {
+            let o = &q.order[0];
+            let first = eval(&o.expr, n, &SlotInputs(&slots))?.into_owned();
+            let key = crate::order::SortKey {
+                values: &first,
+                desc: o.desc,
+                nulls_first: o.nulls_first,
+            };
+            idx = crate::order::leading_candidates(&key, idx, k);
+            let m = idx.len();
+            let slots = groups.slots(&idx, &|k| needed_all[k])?;
+            let mut ovals = Vec::new();
+            for o in &q.order {
+                ovals.push(eval(&o.expr, m, &SlotInputs(&slots))?.into_owned());
+            }
+            let pos = sort_in_order(&q.order, &ovals, (0..m).collect(), keep);
+            idx = pos.into_iter().map(|p| idx[p]).collect();
+        } else {
+            let mut ovals = Vec::new();
+            for o in &q.order {
+                ovals.push(eval(&o.expr, n, &SlotInputs(&slots))?.into_owned());
+            }
+            idx = sort_in_order(&q.order, &ovals, idx, keep);
         }
-        idx = sort_in_order(&q.order, &ovals, idx, keep);
     }
     let off = (q.offset as usize).min(idx.len());
     idx.drain(..off);
