@@ -409,12 +409,20 @@ fn rows_of_block(
     let leading = match (keep, leading_column(plan, table)) {
         (Some(k), Some((c, desc, nulls_first))) if k < sel.count(ctx.rows) => {
             topk::leading_rows(&ctx, &sel, c, desc, nulls_first, k)?
+                .map(|(rows, key)| (rows, Some(key)))
         }
+        (Some(k), None) if k < sel.count(ctx.rows) => match leading_string_column(plan, table) {
+            Some((c, desc, nulls_first)) => {
+                topk::leading_string_rows(&ctx, &sel, c, desc, nulls_first, k)?
+                    .map(|rows| (rows, None))
+            }
+            None => None,
+        },
         _ => None,
     };
     let mut rows = match leading {
         Some((rows, key)) => {
-            bound = Some(key);
+            bound = key;
             rows
         }
         None => sel.rows(ctx.rows),
@@ -574,6 +582,15 @@ fn leading_column(plan: &Plan, table: &Table) -> Option<(usize, bool, bool)> {
         o.desc,
         o.nulls_first,
     ))
+}
+
+/// The first ORDER BY key when it is a stored string column (its dictionary
+/// lists the strings in byte order): its column, DESC and NULLS FIRST.
+fn leading_string_column(plan: &Plan, table: &Table) -> Option<(usize, bool, bool)> {
+    let o = plan.query.order.first()?;
+    let c = o.expr.as_col()?;
+    let f = table.schema().fields.get(c)?;
+    (o.expr.ty == LType::Varchar && f.data_type.is_string()).then_some((c, o.desc, o.nulls_first))
 }
 
 /// ORDER BY ... LIMIT: each block's best rows by the order keys only, then

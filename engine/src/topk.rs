@@ -2,7 +2,9 @@
 //! values are stored sorted, so the rows that can reach the top `k` are
 //! those of its first values (from the top for DESC), read off their row
 //! lists until `k` selected rows are found. Only those rows are loaded and
-//! sorted; the rest of the block is never touched.
+//! sorted; the rest of the block is never touched. A string column's values
+//! are hashes, but its dictionary maps alphabetical positions to them, so
+//! the same walk works in string order.
 
 use crate::block::{BlockCtx, Sel};
 use crate::error::Result;
@@ -33,15 +35,7 @@ pub fn leading_rows(
     let n = chunk.distinct();
     let mut out: Vec<u32> = Vec::new();
     let mut last = 0usize;
-    let take = |s: u32, l: u32, out: &mut Vec<u32>| match sel {
-        Sel::All => out.extend(s..s + l),
-        Sel::Empty => {}
-        Sel::Bits(b) => {
-            if b.count_range(s, l) > 0 {
-                out.extend((s..s + l).filter(|&r| b.get(r as usize)));
-            }
-        }
-    };
+    let take = |s: u32, l: u32, out: &mut Vec<u32>| take_selected(sel, s, l, out);
     if desc {
         let mut end = n;
         let mut runs: Vec<(usize, u32, u32)> = Vec::new();
@@ -94,4 +88,50 @@ pub fn leading_rows(
     out.sort_unstable();
     let key = ctx.keys(col)?.get(last).copied().unwrap_or_default();
     Ok(Some((out, key)))
+}
+
+/// [`leading_rows`] for a string column (byte order): the selected rows of
+/// its alphabetically first (last with `desc`) strings holding at least `k`
+/// of them, in ascending row order. `None` as for [`leading_rows`].
+pub fn leading_string_rows(
+    ctx: &BlockCtx,
+    sel: &Sel,
+    col: usize,
+    desc: bool,
+    nulls_first: bool,
+    k: usize,
+) -> Result<Option<Vec<u32>>> {
+    let chunk = ctx.chunk(col)?;
+    if nulls_first && chunk.null_count() > 0 {
+        return Ok(None);
+    }
+    let dict = chunk.dictionary()?;
+    let lists = chunk.row_lists()?;
+    let n = chunk.distinct();
+    let mut out: Vec<u32> = Vec::new();
+    for i in 0..n {
+        if out.len() >= k {
+            break;
+        }
+        let v = dict.value_of_str(if desc { n - 1 - i } else { i })?;
+        lists.for_range(v..v + 1, |_, s, l| take_selected(sel, s, l, &mut out))?;
+    }
+    if out.len() < k {
+        return Ok(None);
+    }
+    out.sort_unstable();
+    Ok(Some(out))
+}
+
+/// Appends the selected rows of the run of `l` rows from `s`.
+fn take_selected(sel: &Sel, s: u32, l: u32, out: &mut Vec<u32>) {
+    match sel {
+        Sel::All => out.extend(s..s + l),
+        Sel::Empty => {}
+        Sel::Bits(b) => {
+            if b.count_range(s, l) > 0 {
+                out.extend((s..s + l).filter(|&r| b.get(r as usize)));
+            }
+        }
+    }
 }
