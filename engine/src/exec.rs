@@ -153,7 +153,14 @@ pub fn live_blocks(plan: &Plan, table: &Table) -> Vec<usize> {
 /// Runs a plan.
 pub fn run(plan: &Plan, table: &Table) -> Result<QueryResult> {
     match &plan.agg {
-        Some(a) => run_agg(plan, a, table),
+        Some(a) => match crate::any_groups::restriction(plan, table)? {
+            Some(only) => {
+                let mut narrowed = plan.clone();
+                narrowed.pred = Pred::And(vec![plan.pred.clone(), only]);
+                run_agg(&narrowed, a, table)
+            }
+            None => run_agg(plan, a, table),
+        },
         None => run_rows(plan, table),
     }
 }

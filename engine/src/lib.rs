@@ -13,6 +13,7 @@
 //! sorted vectors of groups (see [`merge`]).
 
 pub mod agg;
+pub mod any_groups;
 pub mod bind;
 pub mod block;
 pub mod budget;

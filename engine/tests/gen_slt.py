@@ -5,12 +5,15 @@ DuckDB, run over the same data the Rust harness loads (tests/data).
 Usage: python3 engine/tests/gen_slt.py   (needs `pip install duckdb`)
 
 Each `query <types> [rowsort]` record's SQL is run in DuckDB and the lines
-after `----` are replaced. Values are formatted as the harness formats
+after `----` are replaced. For `query <types> anyof` (any LIMIT rows of the
+answer are right, e.g. GROUP BY ... LIMIT without ORDER BY) the expected
+lines are the whole answer without the final LIMIT/OFFSET, sorted. Values are formatted as the harness formats
 strata's: NULL, true/false, integers, doubles as '%.10g', dates and
 timestamps in ISO form, the empty string as (empty). `statement error`
 records are checked to fail in DuckDB too."""
 import glob
 import os
+import re
 import sys
 
 import duckdb
@@ -69,6 +72,7 @@ def main():
             if line.startswith("query"):
                 head = line.split()
                 rowsort = "rowsort" in head
+                anyof = "anyof" in head
                 out.append(line)
                 i += 1
                 sql = []
@@ -82,6 +86,8 @@ def main():
                     while i < len(lines) and lines[i].strip() != "":
                         i += 1
                 text = "\n".join(sql)
+                if anyof:
+                    text = re.sub(r"\s+LIMIT\s+\d+(\s+OFFSET\s+\d+)?\s*$", "", text, flags=re.I)
                 try:
                     rows = con.execute(text).fetchall()
                 except Exception as e:
@@ -89,7 +95,7 @@ def main():
                     bad += 1
                     rows = []
                 res = [" ".join(fmt(v) for v in r) for r in rows]
-                if rowsort:
+                if rowsort or anyof:
                     res.sort()
                 out.append("----")
                 out.extend(res)

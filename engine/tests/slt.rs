@@ -180,11 +180,44 @@ fn result_lines(r: &QueryResult) -> Vec<String> {
         .collect()
 }
 
+/// Whether `got` is as many distinct rows of the full answer `expected` as
+/// the LIMIT and OFFSET ending `sql` ask for.
+fn is_any_limit_of(got: &[String], expected: &[String], sql: &str) -> bool {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    let after = |kw: &str| {
+        words
+            .iter()
+            .rposition(|w| w == kw)
+            .and_then(|i| words.get(i + 1))
+            .and_then(|n| n.parse::<usize>().ok())
+    };
+    let (limit, offset) = (
+        after("LIMIT").unwrap_or(usize::MAX),
+        after("OFFSET").unwrap_or(0),
+    );
+    let mut left: Vec<&String> = expected.iter().collect();
+    for g in got {
+        match left.iter().position(|e| *e == g) {
+            Some(i) => {
+                left.swap_remove(i);
+            }
+            None => return false,
+        }
+    }
+    got.len() == limit.min(expected.len().saturating_sub(offset))
+}
+
 enum Record {
     Query {
         line: usize,
         sql: String,
         rowsort: bool,
+        /// Any LIMIT rows of the full answer will do (`query ... anyof`):
+        /// `expected` is the answer without the LIMIT, sorted.
+        anyof: bool,
         expected: Vec<String>,
     },
     Error {
@@ -202,6 +235,7 @@ fn parse_slt(text: &str) -> Vec<Record> {
         let l = lines[i];
         if l.starts_with("query") {
             let rowsort = l.split_whitespace().any(|w| w == "rowsort");
+            let anyof = l.split_whitespace().any(|w| w == "anyof");
             let start = i + 1;
             i += 1;
             let mut sql = Vec::new();
@@ -221,6 +255,7 @@ fn parse_slt(text: &str) -> Vec<Record> {
                 line: start,
                 sql: sql.join("\n"),
                 rowsort,
+                anyof,
                 expected,
             });
         } else if let Some(rest) = l.strip_prefix("statement error") {
@@ -275,6 +310,7 @@ fn slt_suite() {
                         Record::Query {
                             sql,
                             rowsort,
+                            anyof,
                             expected,
                             ..
                         } => match engine.query(&table, sql) {
@@ -283,7 +319,12 @@ fn slt_suite() {
                                 if *rowsort {
                                     got.sort();
                                 }
-                                if got == *expected {
+                                let ok = if *anyof {
+                                    is_any_limit_of(&got, expected, sql)
+                                } else {
+                                    got == *expected
+                                };
+                                if ok {
                                     passed += 1;
                                 } else {
                                     failed += 1;
