@@ -46,6 +46,9 @@ pub struct KeyPart {
     /// row with this string (raw columns), or (block, row) of such a row
     /// (expressions, whose string is recomputed from that row).
     pub witness: Option<usize>,
+    /// For a costly expression of one string column: its results by string
+    /// hash, shared by the query's blocks.
+    pub memo: Option<std::sync::Arc<crate::memo::StrMemo>>,
 }
 
 impl KeyPart {
@@ -91,12 +94,22 @@ impl GroupSpec {
             } else {
                 None
             };
+            let memo = match kind {
+                PartKind::Expr1(c)
+                    if schema.fields[c].data_type.is_string()
+                        && crate::memo::StrMemo::worth_it(e) =>
+                {
+                    Some(Default::default())
+                }
+                _ => None,
+            };
             let p = KeyPart {
                 expr: e.clone(),
                 kind,
                 nullable,
                 off,
                 witness,
+                memo,
             };
             off += usize::from(nullable) + p.value_words();
             parts.push(p);
@@ -248,7 +261,10 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<
             realize_at_rows(&p.expr, ctx, rows)?
         }
         PartKind::Expr1(c) => {
-            let per_value = eval_per_value(&p.expr, ctx, c)?;
+            let per_value = match &p.memo {
+                Some(memo) => eval_per_value_memo(&p.expr, ctx, c, memo)?,
+                None => eval_per_value(&p.expr, ctx, c)?,
+            };
             let (map, keys) = dedup_keys(&per_value);
             let n = per_value.len() - 1;
             let codes = codes_at(ctx, c, rows)?
@@ -373,6 +389,48 @@ fn eval_per_value(expr: &TExpr, ctx: &BlockCtx, c: usize) -> Result<Vector> {
     let vals = ctx.values(c)?;
     let mut v = eval(expr, vals.len(), &OneColumn(vals))?.into_owned();
     let null_in = Vector::nulls(vals.ty, 1);
+    v.append(&*eval(expr, 1, &OneColumn(&null_in))?);
+    Ok(v)
+}
+
+/// [`eval_per_value`] for an expression of string column `c`, taking the
+/// results of strings seen in earlier blocks from `memo` and evaluating only
+/// the others.
+fn eval_per_value_memo(
+    expr: &TExpr,
+    ctx: &BlockCtx,
+    c: usize,
+    memo: &crate::memo::StrMemo,
+) -> Result<Vector> {
+    let chunk = ctx.chunk(c)?;
+    let hashes = chunk.hashes()?;
+    let hashes = hashes.as_slice();
+    let mut known = memo.lookup(hashes);
+    let missing: Vec<u32> = (0..hashes.len() as u32)
+        .filter(|&i| known[i as usize].is_none())
+        .collect();
+    if !missing.is_empty() {
+        let mut strs = Vector::empty(LType::Varchar, missing.len());
+        for s in ctx.strings_of(c, &missing)? {
+            strs.push(&s.map_or(crate::value::Value::Null, crate::value::Value::Str));
+        }
+        let got = eval(expr, missing.len(), &OneColumn(&strs))?.into_owned();
+        for (j, &i) in missing.iter().enumerate() {
+            known[i as usize] = Some(got.get(j));
+        }
+        memo.insert(missing.iter().map(|&i| {
+            let i = i as usize;
+            (
+                hashes[i],
+                known[i].clone().unwrap_or(crate::value::Value::Null),
+            )
+        }));
+    }
+    let mut v = Vector::empty(expr.ty, known.len() + 1);
+    for k in &known {
+        v.push(k.as_ref().unwrap_or(&crate::value::Value::Null));
+    }
+    let null_in = Vector::nulls(LType::Varchar, 1);
     v.append(&*eval(expr, 1, &OneColumn(&null_in))?);
     Ok(v)
 }

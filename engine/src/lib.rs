@@ -26,6 +26,7 @@ pub mod group;
 pub mod group_output;
 pub mod interrupt;
 pub mod like;
+pub mod memo;
 pub mod merge;
 pub mod open_tables;
 pub mod order;
