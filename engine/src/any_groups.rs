@@ -19,7 +19,17 @@ use strata_format::Table;
 
 /// At most this many groups are chosen this way (`LIMIT` + `OFFSET`); more
 /// would make the value sets as costly as the aggregation they avoid.
-const MAX_GROUPS: usize = 1024;
+pub(crate) const MAX_GROUPS: usize = 1024;
+
+/// For an aggregate query with a LIMIT whose group keys are all stored
+/// columns: those columns, and how many groups the LIMIT and OFFSET take
+/// (when between 1 and [`MAX_GROUPS`]).
+pub(crate) fn limited_column_keys(q: &Query) -> Option<(Vec<usize>, usize)> {
+    let (agg, limit) = (q.aggregation.as_ref()?, q.limit?);
+    let cols: Vec<usize> = agg.keys.iter().map(|k| k.as_col()).collect::<Option<_>>()?;
+    let k = usize::try_from(limit.saturating_add(q.offset)).ok()?;
+    (!cols.is_empty() && (1..=MAX_GROUPS).contains(&k)).then_some((cols, k))
+}
 
 /// At most this many blocks are read to find the groups.
 const MAX_BLOCKS: usize = 4;
@@ -29,24 +39,12 @@ const MAX_BLOCKS: usize = 4;
 /// hold enough groups (the caller then aggregates everything).
 pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
     let q: &Query = &plan.query;
-    let (Some(agg), Some(limit)) = (&q.aggregation, q.limit) else {
-        return Ok(None);
-    };
-    if !q.order.is_empty() || q.having.is_some() || agg.keys.is_empty() {
+    if !q.order.is_empty() || q.having.is_some() {
         return Ok(None);
     }
-    let Some(cols) = agg
-        .keys
-        .iter()
-        .map(|k| k.as_col())
-        .collect::<Option<Vec<usize>>>()
-    else {
+    let Some((cols, k)) = limited_column_keys(q) else {
         return Ok(None);
     };
-    let k = usize::try_from(limit.saturating_add(q.offset)).unwrap_or(usize::MAX);
-    if k == 0 || k > MAX_GROUPS {
-        return Ok(None);
-    }
     let strings: Vec<bool> = cols
         .iter()
         .map(|&c| {

@@ -86,7 +86,7 @@ fn estimate(table: &Table, e: &TExpr) -> u64 {
     }
 }
 
-fn plan_agg(keys: &[TExpr], aggs: &[AggCall], table: &Table) -> Result<AggPlan> {
+pub(crate) fn plan_agg(keys: &[TExpr], aggs: &[AggCall], table: &Table) -> Result<AggPlan> {
     let raw_cols: Vec<usize> = keys.iter().filter_map(|k| k.as_col()).collect();
     let mut part_exprs: Vec<TExpr> = Vec::new();
     let mut sources = Vec::new();
@@ -153,7 +153,10 @@ pub fn live_blocks(plan: &Plan, table: &Table) -> Vec<usize> {
 /// Runs a plan.
 pub fn run(plan: &Plan, table: &Table) -> Result<QueryResult> {
     match &plan.agg {
-        Some(a) => match crate::any_groups::restriction(plan, table)? {
+        Some(a) => match crate::any_groups::restriction(plan, table)?.map_or_else(
+            || crate::survivors::restriction(plan, table),
+            |p| Ok(Some(p)),
+        )? {
             Some(only) => {
                 let mut narrowed = plan.clone();
                 narrowed.pred = Pred::And(vec![plan.pred.clone(), only]);
@@ -233,7 +236,7 @@ fn collapse(
     out
 }
 
-fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
+pub(crate) fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
     let pool = Pool::default();
     let q = &plan.query;
     let agg = q

@@ -34,6 +34,7 @@ pub mod result;
 pub mod rounding;
 pub mod scalar;
 pub mod strfn;
+pub mod survivors;
 pub mod table_ref;
 pub mod topk;
 pub mod value;

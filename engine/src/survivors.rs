@@ -1,0 +1,121 @@
+//! `COUNT(DISTINCT x)` only for the groups a LIMIT returns.
+//!
+//! A distinct count keys the aggregation by (group, x), many times the work
+//! of the other aggregates. When ORDER BY and HAVING do not use it, the
+//! query first runs without its distinct aggregates to find the groups that
+//! make the cut; then it runs whole with each key column restricted to
+//! those groups' values. The restriction depends on key values only, so
+//! every group kept is whole: its aggregates, and its place in the order,
+//! are exact, and the groups that make the cut are among them.
+
+use strata_format::{string_hash, Table};
+
+use crate::bind::{AggCall, AggFunc};
+use crate::error::Result;
+use crate::exec::{plan_agg, run_agg, Plan};
+use crate::expr::{ExprKind, TExpr};
+use crate::filter::Pred;
+use crate::value::{storage_key, LType, Value};
+
+/// The extra filter restricting a query with distinct aggregates to the
+/// groups its LIMIT returns, or `None` when that does not apply.
+pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
+    let q = &plan.query;
+    let Some(agg) = &q.aggregation else {
+        return Ok(None);
+    };
+    if q.order.is_empty() || !agg.aggs.iter().any(|a| a.distinct) {
+        return Ok(None);
+    }
+    let Some((cols, k)) = crate::any_groups::limited_column_keys(q) else {
+        return Ok(None);
+    };
+    // ORDER BY and HAVING must not need a distinct aggregate.
+    let nk = agg.keys.len();
+    let mut needs_distinct = false;
+    let mut check = |e: &TExpr| {
+        e.walk(&mut |x| {
+            if let ExprKind::Ref(r) = x.kind {
+                needs_distinct |= r >= nk && agg.aggs.get(r - nk).is_some_and(|a| a.distinct);
+            }
+        })
+    };
+    q.order.iter().for_each(|o| check(&o.expr));
+    if let Some(h) = &q.having {
+        check(h);
+    }
+    if needs_distinct {
+        return Ok(None);
+    }
+    // The query without its distinct aggregates (COUNT(*) holds their
+    // slots), returning the keys of the first `k` groups.
+    let mut first = plan.clone();
+    let fq = &mut first.query;
+    let Some(fa) = fq.aggregation.as_mut() else {
+        return Ok(None);
+    };
+    for a in &mut fa.aggs {
+        if a.distinct {
+            *a = AggCall {
+                func: AggFunc::CountStar,
+                arg: None,
+                distinct: false,
+                ty: LType::Int64,
+            };
+        }
+    }
+    fq.select = agg
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(i, key)| {
+            let e = TExpr {
+                kind: ExprKind::Ref(i),
+                ty: key.ty,
+            };
+            (format!("k{i}"), e)
+        })
+        .collect();
+    fq.limit = Some(k as u64);
+    fq.offset = 0;
+    let ap = plan_agg(&fa.keys, &fa.aggs, table)?;
+    first.agg = Some(ap.clone());
+    let top = run_agg(&first, &ap, table)?;
+    let mut filters = Vec::with_capacity(cols.len());
+    for (col, key) in cols.into_iter().zip(&top.columns) {
+        let values: Vec<Value> = (0..key.values.len()).map(|i| key.values.get(i)).collect();
+        filters.push(if key.ty == LType::Varchar {
+            let mut hashes = Vec::with_capacity(values.len());
+            for v in &values {
+                match v {
+                    Value::Str(s) => hashes.push(string_hash(s)),
+                    // A NULL key: the value sets below cannot name it.
+                    _ => return Ok(None),
+                }
+            }
+            hashes.sort_unstable();
+            hashes.dedup();
+            Pred::StrSet {
+                col,
+                hashes,
+                negated: false,
+            }
+        } else {
+            let Some(mut keys) = values
+                .iter()
+                .map(|v| storage_key(key.ty, v))
+                .collect::<Option<Vec<u64>>>()
+            else {
+                return Ok(None);
+            };
+            keys.sort_unstable();
+            keys.dedup();
+            Pred::KeySet {
+                col,
+                keys,
+                negated: false,
+            }
+        });
+    }
+    Ok(Some(Pred::And(filters)))
+}
