@@ -14,7 +14,7 @@ use zerocopy::{FromBytes, IntoBytes};
 use crate::error::{FormatError, Result};
 use crate::layout::{
     checksum, ChunkMeta, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION,
-    MANIFEST_FILE, ROW_INDEX_STRIDE, STRINGS_PER_BLOCK,
+    MANIFEST_FILE, ROW_INDEX_STRIDE, SECTION_COUNT, STRINGS_PER_BLOCK,
 };
 use crate::manifest::Manifest;
 use crate::packed::Packed;
@@ -165,6 +165,7 @@ impl Table {
             map,
             meta: *self.inner.manifest.chunk(block, col),
             rows: self.block_rows(block),
+            unpacked: Default::default(),
         })
     }
 
@@ -232,15 +233,9 @@ impl Table {
 /// 8-byte aligned buffer.
 #[derive(Debug)]
 pub enum SectionBytes<'a> {
-    /// Stored raw: the mapped bytes themselves.
+    /// The mapped bytes of a section stored raw, or the chunk's decompressed
+    /// copy of a compressed one (8-byte aligned).
     Mapped(&'a [u8]),
-    /// Stored compressed: decompressed into an owned buffer.
-    Owned {
-        /// Backing storage, 8-byte aligned.
-        words: Vec<u64>,
-        /// Number of valid bytes.
-        len: usize,
-    },
 }
 
 impl Deref for SectionBytes<'_> {
@@ -248,7 +243,6 @@ impl Deref for SectionBytes<'_> {
     fn deref(&self) -> &[u8] {
         match self {
             SectionBytes::Mapped(b) => b,
-            SectionBytes::Owned { words, len } => &words.as_bytes()[..*len],
         }
     }
 }
@@ -270,6 +264,8 @@ impl PackedSection<'_> {
 }
 
 /// One column of one block: its sections, checked on first use.
+/// Compressed sections are decompressed once per chunk handle and kept with
+/// it (a query holds one handle per block and column it reads).
 #[derive(Debug)]
 pub struct ColumnChunk {
     table: Table,
@@ -278,6 +274,8 @@ pub struct ColumnChunk {
     map: Arc<BlockMap>,
     meta: ChunkMeta,
     rows: u32,
+    /// Decompressed sections, 8-byte aligned, by section slot.
+    unpacked: [OnceLock<Vec<u64>>; SECTION_COUNT],
 }
 
 impl ColumnChunk {
@@ -350,10 +348,17 @@ impl ColumnChunk {
         if stored == raw {
             return Ok(SectionBytes::Mapped(bytes));
         }
+        let cell = &self.unpacked[section as usize];
+        if let Some(words) = cell.get() {
+            return Ok(SectionBytes::Mapped(&words.as_bytes()[..raw]));
+        }
         let mut words = vec![0u64; raw.div_ceil(8)];
         let out = &mut words.as_mut_bytes()[..raw];
         match lz4_flex::block::decompress_into(bytes, out) {
-            Ok(n) if n == raw => Ok(SectionBytes::Owned { words, len: raw }),
+            Ok(n) if n == raw => {
+                let words = cell.get_or_init(|| words);
+                Ok(SectionBytes::Mapped(&words.as_bytes()[..raw]))
+            }
             Ok(n) => Err(self.corrupt(
                 section,
                 format!("decompressed to {n} bytes, expected {raw}"),
