@@ -152,6 +152,9 @@ pub fn live_blocks(plan: &Plan, table: &Table) -> Vec<usize> {
 
 /// Runs a plan.
 pub fn run(plan: &Plan, table: &Table) -> Result<QueryResult> {
+    if let Some(r) = crate::count_distinct::run(plan, table)? {
+        return Ok(r);
+    }
     match &plan.agg {
         Some(a) => match crate::any_groups::restriction(plan, table)?.map_or_else(
             || crate::survivors::restriction(plan, table),

@@ -17,6 +17,7 @@ pub mod any_groups;
 pub mod bind;
 pub mod block;
 pub mod budget;
+pub mod count_distinct;
 pub mod error;
 pub mod exec;
 pub mod explain;
