@@ -159,6 +159,74 @@ fn csv_with_header_and_inferred_types() {
     assert!(!env.cache_cmd(&["list"]).contains("columns)"));
 }
 
+/// `COUNT(*)` names no column: the records are counted without loading a
+/// column. Quoted fields hold delimiters, newlines and doubled quotes; blank
+/// lines are no rows unless the file has one column. The counts were checked
+/// with DuckDB (`SELECT COUNT(*) FROM 'q.csv'` and so on).
+#[test]
+fn count_star_counts_records_without_loading_columns() {
+    let env = Env::new();
+    let count = |from: &str| env.query(&format!("SELECT COUNT(*) AS n FROM {from}"));
+    env.write(
+        "q.csv",
+        "id,text\n1,\"a,b\"\n2,\"line1\nline2\"\n3,\"say \"\"hi\"\",\nand \"\"bye\"\"\"\n4,plain\n",
+    );
+    assert_eq!(count("'q.csv'"), "n\n4\n");
+    assert_eq!(count("read_csv('q.csv', header=false)"), "n\n5\n");
+    // The column is loaded when a query names it, and the count stays.
+    assert_eq!(env.query("SELECT MAX(id) AS m FROM 'q.csv'"), "m\n4\n");
+    assert_eq!(count("'q.csv'"), "n\n4\n");
+    env.write("blank.csv", "a,b\n1,2\n\n3,4\n\n");
+    assert_eq!(count("'blank.csv'"), "n\n2\n");
+    env.write("one.csv", "a\n1\n\n3\n");
+    assert_eq!(count("'one.csv'"), "n\n3\n");
+    env.write("header_only.csv", "a,b\n");
+    assert_eq!(count("'header_only.csv'"), "n\n0\n");
+    env.write("empty.csv", "");
+    assert_eq!(count("'empty.csv'"), "n\n0\n");
+    // A .tsv file is read as CSV with a tab delimiter, quotes and all.
+    env.write("t.tsv", "a\tb\n1\t\"x\ty\nz\"\n2\tw\n");
+    assert_eq!(count("'t.tsv'"), "n\n2\n");
+    // An unterminated quote is an error, not a count.
+    env.write("bad.csv", "a,b\n1,\"x\n2,3\n");
+    let err = fails(&env.query_with(&[], "SELECT COUNT(*) FROM 'bad.csv'"));
+    assert!(err.contains("unterminated"), "{err}");
+}
+
+/// A file larger than one counting chunk (8 MiB), with a quoted field full
+/// of newlines, quotes and delimiters across the chunk boundary: rows by
+/// construction.
+#[test]
+fn count_star_across_chunks_inside_a_quoted_field() {
+    let env = Env::new();
+    let chunk = 8usize << 20;
+    let mut text = String::from("id,text\n");
+    let mut rows = 0;
+    while text.len() < chunk - 3000 {
+        rows += 1;
+        text.push_str(&format!("{rows},\"r,{rows}\"\n"));
+    }
+    rows += 1;
+    text.push_str(&format!("{rows},\""));
+    while text.len() < chunk + 3000 {
+        text.push_str("a,\n\"\"b\"\"\n\r\n,");
+    }
+    text.push_str("\"\n");
+    for _ in 0..100 {
+        rows += 1;
+        text.push_str(&format!("{rows},\"\"\n"));
+    }
+    env.write("big.csv", &text);
+    assert_eq!(
+        env.query("SELECT COUNT(*) AS n FROM 'big.csv'"),
+        format!("n\n{rows}\n")
+    );
+    assert_eq!(
+        env.query("SELECT COUNT(*) AS n, MAX(id) AS m FROM 'big.csv'"),
+        format!("n,m\n{rows},{rows}\n")
+    );
+}
+
 #[test]
 fn tsv_by_extension_and_tab_delimiter() {
     let env = Env::new();

@@ -109,8 +109,8 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+pub(crate) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// Opens a text input for buffered reading, decompressing gzip and zstd;
 /// `counter` receives the number of raw bytes read.

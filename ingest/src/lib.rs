@@ -12,6 +12,7 @@
 //! [`parquet`] (Parquet column readers), [`text_input`] (text blocks),
 //! [`pipeline`] (parallel ordered writing), [`error`].
 
+pub mod count;
 pub mod csv;
 pub mod error;
 pub mod infer;
@@ -75,9 +76,9 @@ pub struct IngestOptions {
     /// from text, or (with `append`) use the table's.
     pub schema: Option<Schema>,
     /// Load only the input columns named here (case-insensitively; other
-    /// names are ignored); when none is named, Parquet inputs load no column
-    /// (the table has only the row counts, from the files' metadata) and
-    /// text inputs the one cheapest to store. `None` loads every column. The schema (given, inferred or from
+    /// names are ignored); when none is named, the table has no column, only
+    /// the row counts (from Parquet metadata, or counted in text inputs
+    /// without splitting their fields: see [`count`]). `None` loads every column. The schema (given, inferred or from
     /// Parquet) still describes the whole input; the table gets the chosen
     /// columns in input order. Values of the other columns are not checked.
     pub columns: Option<Vec<String>>,
@@ -267,47 +268,46 @@ struct Run<'a> {
     input_columns: Vec<String>,
 }
 
-/// A rough cost of storing one value of type `t`, in bytes.
-fn stored_width(t: strata_format::DataType) -> usize {
-    use strata_format::DataType as T;
-    match t {
-        T::Bool | T::Int8 | T::UInt8 => 1,
-        T::Int16 | T::UInt16 => 2,
-        T::Int32 | T::UInt32 | T::Float32 | T::Date => 4,
-        T::String => 16,
-        _ => 8,
-    }
-}
-
 /// The columns of `schema` that `columns` chooses (see
 /// [`IngestOptions::columns`]): the table schema and each one's input index.
-/// When none is named, `need_one` asks for the cheapest column rather than
-/// none; `costs` (bytes per column in a text sample), when known, picks it
-/// better than the types alone.
-fn choose_columns(
-    schema: &Schema,
-    columns: Option<&[String]>,
-    need_one: bool,
-    costs: Option<&[u64]>,
-) -> Result<(Schema, Vec<usize>)> {
+fn choose_columns(schema: &Schema, columns: Option<&[String]>) -> Result<(Schema, Vec<usize>)> {
     let Some(names) = columns else {
         return Ok((schema.clone(), (0..schema.fields.len()).collect()));
     };
-    let mut chosen: Vec<usize> = (0..schema.fields.len())
+    let chosen: Vec<usize> = (0..schema.fields.len())
         .filter(|&i| {
             names
                 .iter()
                 .any(|n| n.eq_ignore_ascii_case(&schema.fields[i].name))
         })
         .collect();
-    if chosen.is_empty() && need_one {
-        chosen.extend((0..schema.fields.len()).min_by_key(|&i| {
-            let cost = costs.and_then(|c| c.get(i)).copied().unwrap_or(0);
-            (cost, stored_width(schema.fields[i].data_type))
-        }));
-    }
     let fields = chosen.iter().map(|&i| schema.fields[i].clone()).collect();
     Ok((Schema::new(fields)?, chosen))
+}
+
+/// Writes `rows` rows of a table with no columns, in blocks of at most
+/// `block_rows`.
+fn submit_row_counts(
+    pipeline: &mut Pipeline,
+    schema: &Schema,
+    mut rows: u64,
+    block_rows: usize,
+) -> Result<()> {
+    let most = block_rows.min(strata_format::layout::MAX_BLOCK_ROWS) as u64;
+    while rows > 0 {
+        let n = rows.min(most) as usize;
+        rows -= n as u64;
+        let s = schema.clone();
+        pipeline.submit(move || {
+            Ok(Done {
+                rows: n,
+                encoded: Some(encode_block_rows(&s, n, Vec::new())?),
+                bad_count: 0,
+                bad: Vec::new(),
+            })
+        })?;
+    }
+    Ok(())
 }
 
 impl Run<'_> {
@@ -384,7 +384,7 @@ impl Run<'_> {
             Some((s, source)) => {
                 self.input_columns = s.fields.iter().map(|f| f.name.clone()).collect();
                 Some((
-                    choose_columns(&s, self.options.columns.as_deref(), false, None)?.0,
+                    choose_columns(&s, self.options.columns.as_deref())?.0,
                     source,
                 ))
             }
@@ -466,20 +466,30 @@ impl Run<'_> {
         let mut more = true;
         let infer = appender.is_none() && opts.schema.is_none();
         let mut sampled = 0;
+        // A query's load may name no column (only rows are counted then):
+        // read no more than the inference sample before knowing.
+        let first_rows = if opts.columns.is_some() {
+            opts.block_rows.min(infer::SAMPLE_ROWS)
+        } else {
+            opts.block_rows
+        };
         loop {
             let mut b = RawBlock::default();
-            more = more && src.fill(&mut b, opts.block_rows)?;
+            more = more && src.fill(&mut b, first_rows)?;
             sampled += b.len();
             queue.push_back(b);
             if !more || !infer || sampled >= infer::SAMPLE_ROWS {
                 break;
             }
         }
-        let mut costs = None;
         let given = if appender.is_some() {
             None
         } else if let Some(s) = &opts.schema {
             Some((s.clone(), SchemaSource::Given))
+        } else if sampled == 0 && src.header_names.is_none() && opts.columns.is_some() {
+            // An empty input read for a query: no columns and no rows (as
+            // DuckDB answers), rather than a schema error.
+            Some((Schema::new(Vec::new())?, SchemaSource::Inferred))
         } else {
             let mut inf = infer::Inferrer::new(src.header_names.clone());
             let mut fields = text::Fields::default();
@@ -490,14 +500,12 @@ impl Run<'_> {
                     }
                 }
             }
-            costs = Some(inf.sample_bytes());
             Some((inf.finish()?, SchemaSource::Inferred))
         };
         let (given, record_fields, source_index) = match given {
             Some((s, source)) => {
                 self.input_columns = s.fields.iter().map(|f| f.name.clone()).collect();
-                let (chosen, index) =
-                    choose_columns(&s, opts.columns.as_deref(), true, costs.as_deref())?;
+                let (chosen, index) = choose_columns(&s, opts.columns.as_deref())?;
                 (Some((chosen, source)), s.fields.len(), Some(index))
             }
             None => (None, 0, None),
@@ -519,6 +527,28 @@ impl Run<'_> {
             max_errors: opts.max_errors,
         });
         let mut pipeline = Pipeline::new(writer, opts.threads, opts.max_errors)?;
+        if schema.fields.is_empty() {
+            // No column chosen: count the records, split no field.
+            drop(queue);
+            let count = count::CountOptions {
+                dialect,
+                header,
+                skip_blank: record_fields > 1,
+                max_errors: opts.max_errors,
+                chunk_bytes: count::CHUNK_BYTES,
+            };
+            let bytes = Arc::new(AtomicU64::new(0));
+            let rows = count::count_rows(&self.paths, &count, pipeline.pool(), &bytes)?;
+            submit_row_counts(&mut pipeline, &schema, rows, opts.block_rows)?;
+            on_event(Event::Progress(Progress {
+                rows_read: rows,
+                rows_written: rows,
+                bytes_read: bytes.load(Ordering::Relaxed),
+                bytes_total: self.bytes_total,
+            }));
+            let bytes_in = bytes.load(Ordering::Relaxed);
+            return self.summary(schema, source, pipeline, bytes_in);
+        }
         let mut rows_read = 0u64;
         // Workers hand finished blocks back: reusing their buffers saves
         // faulting in fresh memory for every block.
@@ -601,10 +631,11 @@ mod tests {
         assert_eq!(names(&t), ["name", "id"]);
         assert_eq!(s.input_columns, ["name", "id", "flag"]);
         assert_eq!(t.num_rows(), 2);
-        // None named: the one with the fewest sample bytes (`id`), then the
-        // narrowest type.
-        let (_, t) = ingest(&csv, dir.path(), Some(&[]));
-        assert_eq!(names(&t), ["id"]);
+        // None named: no column, the records counted.
+        let (s, t) = ingest(&csv, dir.path(), Some(&[]));
+        assert!(names(&t).is_empty());
+        assert_eq!(t.num_rows(), 2);
+        assert_eq!(s.input_columns, ["name", "id", "flag"]);
         let (s, t) = ingest(&csv, dir.path(), None);
         assert_eq!(names(&t), ["name", "id", "flag"]);
         assert_eq!(s.input_columns, ["name", "id", "flag"]);
@@ -623,6 +654,69 @@ mod tests {
         assert!(names(&t).is_empty());
         assert_eq!(t.num_rows(), 2100);
         assert_eq!(s.input_columns.len(), all.fields.len());
+    }
+
+    /// A table of no columns from text: records counted (quoted and escaped
+    /// newlines are not breaks, blank lines are no rows) in plain, gzip and
+    /// zstd files, cut into blocks. Counts by construction: the CSV has a
+    /// header and 4 records, the TSV (no header) 3.
+    #[test]
+    fn text_without_columns_counts_records() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let csv = "id,text\n1,\"a,b\"\n\n2,\"x\ny\"\r\n3,\"\"\"q\"\"\n\"\n4,z";
+        let tsv = "1\ta\\\nb\n\n2\t\\\\\n3\t\"c\n";
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(csv.as_bytes()).unwrap();
+        let files = [
+            ("x.csv", csv.as_bytes().to_vec(), InputFormat::Csv, 4),
+            ("x.csv.gz", gz.finish().unwrap(), InputFormat::Csv, 4),
+            (
+                "x.csv.zst",
+                zstd::encode_all(csv.as_bytes(), 1).unwrap(),
+                InputFormat::Csv,
+                4,
+            ),
+            ("x.tsv", tsv.as_bytes().to_vec(), InputFormat::Tsv, 3),
+        ];
+        for (name, bytes, format, rows) in files {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            for block_rows in [1usize, 2, 1 << 19] {
+                let table = dir.path().join(format!("{name}-{block_rows}"));
+                let options = IngestOptions {
+                    format: Some(format),
+                    columns: Some(vec!["nope".into()]),
+                    block_rows,
+                    sync: false,
+                    ..IngestOptions::default()
+                };
+                let inputs = [path.display().to_string()];
+                let summary = run(&inputs, &table, &options, &mut |_| {}).unwrap();
+                assert_eq!(summary.rows, rows, "{name}");
+                let t = strata_format::Table::open(&table).unwrap();
+                assert!(t.schema().is_empty());
+                assert_eq!(t.num_rows(), rows, "{name}");
+                assert_eq!(t.num_blocks(), (rows as usize).div_ceil(block_rows));
+                strata_format::verify_table(&table).unwrap();
+            }
+        }
+        // An unterminated quote is an error, not a count.
+        let bad = dir.path().join("bad.csv");
+        std::fs::write(&bad, "a,b\n1,\"x\n2,3\n").unwrap();
+        let options = IngestOptions {
+            columns: Some(Vec::new()),
+            sync: false,
+            ..IngestOptions::default()
+        };
+        let e = run(
+            &[bad.display().to_string()],
+            &dir.path().join("bad"),
+            &options,
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("unterminated"), "{e}");
     }
 
     /// A table of no columns from Parquet files with several row groups:
