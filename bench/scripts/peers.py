@@ -32,7 +32,7 @@ Values are formatted as strata's `QueryResult::row_strings` formats them (DuckDB
 dates YYYY-MM-DD, timestamps YYYY-MM-DD HH:MM:SS, floats as the shortest string that round-trips
 (Rust's `f64` Display: no exponent, no trailing `.0`).
 
-One engine per process, so peak RSS (getrusage ru_maxrss) belongs to that engine alone.
+One engine per process, so peak RSS (VmHWM) belongs to that engine alone.
 """
 
 import argparse
@@ -86,6 +86,16 @@ def fmt_value(v):
 
 
 def peak_rss_bytes():
+    # Linux: VmHWM, the high-water mark of this process's own memory map.
+    # (ru_maxrss would also count the parent's RSS at fork: Linux folds the
+    # forked copy's high-water mark into it at exec.)
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     # ru_maxrss is in KiB on Linux (bytes on macOS).
     r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return r if sys.platform == "darwin" else r * 1024
