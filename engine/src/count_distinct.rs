@@ -69,16 +69,20 @@ pub fn run(plan: &Plan, table: &Table) -> Result<Option<QueryResult>> {
             } else {
                 ctx.keys(col)?.iter().map(|&k| u128::from(k)).collect()
             };
-            if sel == Sel::All {
-                return Ok(all);
-            }
-            let (counts, _) = ctx.filtered_counts(col, &sel)?;
-            Ok(all
-                .into_iter()
-                .zip(counts)
-                .filter(|&(_, n)| n > 0)
-                .map(|(k, _)| k)
-                .collect())
+            let kept: Vec<u128> = if sel == Sel::All {
+                all
+            } else {
+                let (counts, _) = ctx.filtered_counts(col, &sel)?;
+                all.into_iter()
+                    .zip(counts)
+                    .filter(|&(_, n)| n > 0)
+                    .map(|(k, _)| k)
+                    .collect()
+            };
+            // The lists, and the merge's copies of them.
+            plan.budget
+                .charge(2 * 16 * kept.len() as u64, "the distinct values")?;
+            Ok(kept)
         })
         .collect::<Result<_>>()?;
     plan.watch.check()?;
