@@ -155,19 +155,21 @@ pub fn run(plan: &Plan, table: &Table) -> Result<QueryResult> {
     if let Some(r) = crate::count_distinct::run(plan, table)? {
         return Ok(r);
     }
-    match &plan.agg {
-        Some(a) => match crate::any_groups::restriction(plan, table)?.map_or_else(
-            || crate::survivors::restriction(plan, table),
-            |p| Ok(Some(p)),
-        )? {
-            Some(only) => {
-                let mut narrowed = plan.clone();
-                narrowed.pred = Pred::And(vec![plan.pred.clone(), only]);
-                run_agg(&narrowed, a, table)
-            }
-            None => run_agg(plan, a, table),
-        },
-        None => run_rows(plan, table),
+    let Some(a) = &plan.agg else {
+        return run_rows(plan, table);
+    };
+    // An aggregation with LIMIT may only need the groups it returns.
+    let only = match crate::any_groups::restriction(plan, table)? {
+        Some(p) => Some(p),
+        None => crate::survivors::restriction(plan, table)?,
+    };
+    match only {
+        Some(only) => {
+            let mut narrowed = plan.clone();
+            narrowed.pred = Pred::And(vec![plan.pred.clone(), only]);
+            run_agg(&narrowed, a, table)
+        }
+        None => run_agg(plan, a, table),
     }
 }
 
@@ -420,17 +422,15 @@ fn rows_of_block(
     // ORDER BY a stored column: only the rows of its leading values.
     let mut bound = None;
     let leading = match (keep, leading_column(plan, table)) {
-        (Some(k), Some((c, desc, nulls_first))) if k < sel.count(ctx.rows) => {
-            topk::leading_rows(&ctx, &sel, c, desc, nulls_first, k)?
-                .map(|(rows, key)| (rows, Some(key)))
-        }
-        (Some(k), None) if k < sel.count(ctx.rows) => match leading_string_column(plan, table) {
-            Some((c, desc, nulls_first)) => {
-                topk::leading_string_rows(&ctx, &sel, c, desc, nulls_first, k)?
+        (Some(k), Some(l)) if k < sel.count(ctx.rows) => {
+            if l.string {
+                topk::leading_string_rows(&ctx, &sel, l.col, l.desc, l.nulls_first, k)?
                     .map(|rows| (rows, None))
+            } else {
+                topk::leading_rows(&ctx, &sel, l.col, l.desc, l.nulls_first, k)?
+                    .map(|(rows, key)| (rows, Some(key)))
             }
-            None => None,
-        },
+        }
         _ => None,
     };
     let mut rows = match leading {
@@ -584,26 +584,29 @@ fn sort_in_order(
     sort_indices(&keys, idx, keep)
 }
 
-/// The first ORDER BY key when it is a stored fixed-width column (whose
-/// values are stored sorted): its column, DESC and NULLS FIRST.
-fn leading_column(plan: &Plan, table: &Table) -> Option<(usize, bool, bool)> {
-    let o = plan.query.order.first()?;
-    let c = o.expr.as_col()?;
-    let f = table.schema().fields.get(c)?;
-    (o.expr.ty != LType::Varchar && LType::from_storage(f.data_type) == o.expr.ty).then_some((
-        c,
-        o.desc,
-        o.nulls_first,
-    ))
+/// The first ORDER BY key when it is a stored column, whose rows can be
+/// read in order: a fixed-width column's values are stored sorted, a string
+/// column's dictionary lists them in byte order.
+struct LeadingColumn {
+    col: usize,
+    desc: bool,
+    nulls_first: bool,
+    /// A string column (walked through its dictionary).
+    string: bool,
 }
 
-/// The first ORDER BY key when it is a stored string column (its dictionary
-/// lists the strings in byte order): its column, DESC and NULLS FIRST.
-fn leading_string_column(plan: &Plan, table: &Table) -> Option<(usize, bool, bool)> {
+fn leading_column(plan: &Plan, table: &Table) -> Option<LeadingColumn> {
     let o = plan.query.order.first()?;
-    let c = o.expr.as_col()?;
-    let f = table.schema().fields.get(c)?;
-    (o.expr.ty == LType::Varchar && f.data_type.is_string()).then_some((c, o.desc, o.nulls_first))
+    let col = o.expr.as_col()?;
+    let f = table.schema().fields.get(col)?;
+    let string = o.expr.ty == LType::Varchar && f.data_type.is_string();
+    let fixed = o.expr.ty != LType::Varchar && LType::from_storage(f.data_type) == o.expr.ty;
+    (string || fixed).then_some(LeadingColumn {
+        col,
+        desc: o.desc,
+        nulls_first: o.nulls_first,
+        string,
+    })
 }
 
 /// ORDER BY ... LIMIT: each block's best rows by the order keys only, then
@@ -611,8 +614,12 @@ fn leading_string_column(plan: &Plan, table: &Table) -> Option<(usize, bool, boo
 fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> {
     let q = &plan.query;
     let blocks = live_blocks(plan, table);
+    // Best-first block order uses the blocks' key statistics: fixed-width
+    // columns only (a string column's statistics are hashes).
     let outs: Vec<(usize, RowsOut)> = match leading_column(plan, table) {
-        Some((c, desc, false)) => leading_blocks(plan, table, blocks, keep, c, desc)?,
+        Some(l) if !l.string && !l.nulls_first => {
+            leading_blocks(plan, table, blocks, keep, l.col, l.desc)?
+        }
         _ => {
             let outs: Vec<RowsOut> = blocks
                 .par_iter()
