@@ -100,13 +100,7 @@ fn load(dir: &Path, block_rows: usize) -> Table {
     for chunk in rows.chunks(block_rows) {
         let mut cols: Vec<ColumnData> = fields
             .iter()
-            .map(|f| {
-                if f.data_type == DataType::String {
-                    ColumnData::new_strings()
-                } else {
-                    ColumnData::new_fixed()
-                }
-            })
+            .map(|f| ColumnData::new_for(f.data_type))
             .collect();
         for r in chunk {
             for (c, f) in fields.iter().enumerate() {

@@ -45,6 +45,15 @@ impl ColumnData {
         }
     }
 
+    /// An empty column for values of `data_type`: strings or fixed-width keys.
+    pub fn new_for(data_type: crate::DataType) -> ColumnData {
+        if data_type.is_string() {
+            ColumnData::new_strings()
+        } else {
+            ColumnData::new_fixed()
+        }
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         match self {

@@ -102,11 +102,7 @@ fn golden_v1_reads_back_exactly() {
             let end = (start + 16).min(ROWS);
             let cols = (0..schema.len())
                 .map(|c| {
-                    let mut col = if schema.fields[c].data_type.is_string() {
-                        ColumnData::new_strings()
-                    } else {
-                        ColumnData::new_fixed()
-                    };
+                    let mut col = ColumnData::new_for(schema.fields[c].data_type);
                     for r in start..end {
                         match value(c, r) {
                             None => col.push_null(),

@@ -629,13 +629,7 @@ impl ParquetSource {
                 .schema
                 .fields
                 .iter()
-                .map(|f| {
-                    if f.data_type.is_string() {
-                        ColumnData::new_strings()
-                    } else {
-                        ColumnData::new_fixed()
-                    }
-                })
+                .map(|f| ColumnData::new_for(f.data_type))
                 .collect();
             let mut bad_values: Vec<(BadValue, usize)> = Vec::new();
             let mut i = first_piece;
@@ -746,12 +740,7 @@ fn read_column_values(
                 return out.append(col).map(|()| bad).map_err(|e| e.to_string());
             }
             conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
-                let v = if unsigned {
-                    *v as u32 as i128
-                } else {
-                    *v as i128
-                };
-                cv.convert_int(v, false)
+                cv.convert_int(wide(*v), false)
             });
         }
         ColumnReader::Int64ColumnReader(r) => {
@@ -768,12 +757,7 @@ fn read_column_values(
                 return out.append(col).map(|()| bad).map_err(|e| e.to_string());
             }
             conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
-                let v = if unsigned {
-                    *v as u64 as i128
-                } else {
-                    *v as i128
-                };
-                cv.convert_int(v, false)
+                cv.convert_int(wide(*v), false)
             });
         }
         ColumnReader::Int96ColumnReader(r) => {

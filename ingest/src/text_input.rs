@@ -240,13 +240,7 @@ pub fn build_columns(ctx: &TextContext, raw: &RawBlock) -> Built {
     let n = fields_def.len();
     let mut columns: Vec<ColumnData> = fields_def
         .iter()
-        .map(|f| {
-            if f.data_type.is_string() {
-                ColumnData::new_strings()
-            } else {
-                ColumnData::new_fixed()
-            }
-        })
+        .map(|f| ColumnData::new_for(f.data_type))
         .collect();
     let mut bad = BadRows::new(ctx.max_errors);
     let mut fields = Fields::default();
