@@ -2,15 +2,12 @@
 //! exit codes: the real binary over a small table made with `strata ingest`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::{ingest, strata};
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn strata() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_strata"));
-    c.env("RUST_BACKTRACE", "0");
-    c
-}
 
 /// A temporary database directory holding table `people`.
 struct Db {
@@ -31,19 +28,7 @@ impl Db {
         std::fs::write(&schema, SCHEMA).unwrap();
         let csv = dir.path().join("people.csv");
         std::fs::write(&csv, CSV).unwrap();
-        let out = strata()
-            .args(["ingest", "--no-sync", "--table"])
-            .arg(dir.path().join("people"))
-            .arg("--schema")
-            .arg(&schema)
-            .arg(&csv)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        ingest(&dir.path().join("people"), &csv, &[&"--schema", &schema]);
         Db { dir }
     }
 

@@ -2,12 +2,11 @@
 //! query it (tests/external/, built here with `cargo build --offline`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::ingest;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn strata() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_strata"))
-}
 
 fn copy(from: &Path, to: &Path, rewrite: impl Fn(&str) -> String) {
     let text = std::fs::read_to_string(from).unwrap();
@@ -66,17 +65,7 @@ fn a_separate_crate_can_depend_on_strata() {
     let csv = work.path().join("t.csv");
     std::fs::write(&csv, "id,name\n2,Bob\n1,Ann\n").unwrap();
     let table = work.path().join("t");
-    let ingest = strata()
-        .args(["ingest", "--no-sync", "--table"])
-        .arg(&table)
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(
-        ingest.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ingest.stderr)
-    );
+    ingest(&table, &csv, &[]);
 
     let bin = target.join("debug/strata-external-check");
     let out = Command::new(bin).arg(&table).output().unwrap();

@@ -2,18 +2,15 @@
 //! format and dialect, read back with the format crate's reader.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::strata;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use strata_format::types::{float_key, signed_from_key};
 use strata_format::{RowValues, Table};
-
-fn strata() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_strata"));
-    c.env("RUST_BACKTRACE", "0");
-    c
-}
 
 /// Runs `strata ingest --no-sync ARGS...`.
 fn ingest(args: &[&str]) -> Output {

@@ -2,19 +2,16 @@
 //! exits with status 130, the shell reports it and takes the next statement.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::{ingest, strata};
+
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
-
-fn strata() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_strata"));
-    c.env("RUST_BACKTRACE", "0");
-    c
-}
 
 /// Table `t` of 300,000 rows in 1,024-row blocks: many block boundaries
 /// for an interrupt to stop at.
@@ -25,17 +22,7 @@ fn make_table(dir: &Path) {
         text.push_str(&format!("{i},{}\n", i * 7919 % 100_003));
     }
     std::fs::write(&csv, text).unwrap();
-    let out = strata()
-        .args(["ingest", "--no-sync", "--block-rows", "1024", "--table"])
-        .arg(dir.join("t"))
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ingest(&dir.join("t"), &csv, &[&"--block-rows", &"1024"]);
 }
 
 /// A query that takes many seconds: eight COUNT(DISTINCT) passes over

@@ -3,6 +3,8 @@
 //! example.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -16,17 +18,7 @@ fn make_db() -> tempfile::TempDir {
         "id,name,score,big\n1,Ann,1.5,10\n2,,2,20\n3,Cy,0.25,30\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(["ingest", "--no-sync", "--table"])
-        .arg(dir.path().join("people"))
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::ingest(&dir.path().join("people"), &csv, &[]);
     dir
 }
 

@@ -2,33 +2,20 @@
 //! terminal would), and through a pipe.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::{ingest, strata};
+
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-fn strata() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_strata"));
-    c.env("RUST_BACKTRACE", "0");
-    c
-}
-
 /// Makes table `people` in `dir` with `strata ingest`.
 fn make_table(dir: &Path) {
     let csv = dir.join("people.csv");
     std::fs::write(&csv, "id,name,score\n1,Ann,1.5\n2,Bob,2\n3,Cy,0.25\n").unwrap();
-    let out = strata()
-        .args(["ingest", "--no-sync", "--table"])
-        .arg(dir.join("people"))
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ingest(&dir.join("people"), &csv, &[]);
 }
 
 /// Removes ANSI escape sequences and carriage returns.
