@@ -81,6 +81,10 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
     let ap = plan_agg(&fa.keys, &fa.aggs, table)?;
     first.agg = Some(ap.clone());
     let top = run_agg(&first, &ap, table)?;
+    if top.num_rows() < k {
+        // Every group makes the cut: a restriction would keep them all.
+        return Ok(None);
+    }
     let mut filters = Vec::with_capacity(cols.len());
     for (col, key) in cols.into_iter().zip(&top.columns) {
         let values: Vec<Value> = (0..key.values.len()).map(|i| key.values.get(i)).collect();

@@ -12,6 +12,11 @@ use crate::error::Result;
 /// Values decoded per step of a descending walk.
 const STEP: usize = 64;
 
+/// Strings a string walk visits before giving up. Each costs a row-list
+/// lookup that may skip up to 63 other lists, so a walk that a selective
+/// WHERE keeps from filling `k` rows soon is cheaper as a plain sort.
+const MAX_STRING_WALK: usize = 4096;
+
 /// The selected rows of the block whose value of column `col` is among the
 /// first values in order (`desc` walks from the largest) that together
 /// hold at least `k` selected rows, ties with the last one included; in
@@ -92,7 +97,8 @@ pub fn leading_rows(
 
 /// [`leading_rows`] for a string column (byte order): the selected rows of
 /// its alphabetically first (last with `desc`) strings holding at least `k`
-/// of them, in ascending row order. `None` as for [`leading_rows`].
+/// of them, in ascending row order. `None` as for [`leading_rows`], and when
+/// the first [`MAX_STRING_WALK`] strings do not hold `k` selected rows.
 pub fn leading_string_rows(
     ctx: &BlockCtx,
     sel: &Sel,
@@ -112,6 +118,9 @@ pub fn leading_string_rows(
     for i in 0..n {
         if out.len() >= k {
             break;
+        }
+        if i == MAX_STRING_WALK {
+            return Ok(None);
         }
         let v = dict.value_of_str(if desc { n - 1 - i } else { i })?;
         lists.for_range(v..v + 1, |_, s, l| take_selected(sel, s, l, &mut out))?;
