@@ -202,7 +202,6 @@ pub struct BlockCtx<'t> {
     /// Rows in the block.
     pub rows: u32,
     chunks: Vec<OnceCell<ColumnChunk>>,
-    codes: Vec<OnceCell<Vec<u32>>>,
     values: Vec<OnceCell<Vector>>,
     keys: Vec<OnceCell<Vec<u64>>>,
 }
@@ -230,7 +229,6 @@ impl<'t> BlockCtx<'t> {
             block,
             rows: table.block_rows(block),
             chunks: (0..n).map(|_| OnceCell::new()).collect(),
-            codes: (0..n).map(|_| OnceCell::new()).collect(),
             values: (0..n).map(|_| OnceCell::new()).collect(),
             keys: (0..n).map(|_| OnceCell::new()).collect(),
         }
@@ -248,12 +246,7 @@ impl<'t> BlockCtx<'t> {
 
     /// Row-ordered value indexes of column `col` (`u32::MAX` for NULL).
     pub fn codes(&self, col: usize) -> Result<&[u32]> {
-        cached!(&self.codes[col], {
-            let mut v = Vec::new();
-            self.chunk(col)?.codes(&mut v)?;
-            v
-        })
-        .map(|v| v.as_slice())
+        Ok(self.chunk(col)?.row_codes()?)
     }
 
     /// The sorted distinct storage keys of fixed-width column `col`.
@@ -363,6 +356,20 @@ impl<'t> BlockCtx<'t> {
             Sel::Empty => Ok((vec![0; chunk.distinct()], 0)),
             Sel::Bits(b) => {
                 let mut out = vec![0u32; chunk.distinct()];
+                // A sparse selection counts through the row codes when they
+                // are decoded, or worth decoding (asked for before).
+                let selected = b.count();
+                if selected < self.rows as usize / 4 && chunk.row_codes_wanted() {
+                    let codes = self.codes(col)?;
+                    let mut nulls = 0;
+                    for r in b.rows() {
+                        match out.get_mut(codes[r as usize] as usize) {
+                            Some(n) => *n += 1,
+                            None => nulls += 1,
+                        }
+                    }
+                    return Ok((out, nulls));
+                }
                 chunk
                     .row_lists()?
                     .for_each(|v, s, l| out[v] += b.count_range(s, l))?;
@@ -378,11 +385,23 @@ impl<'t> BlockCtx<'t> {
     }
 
     /// The value indexes of column `col` at `rows` (`u32::MAX` for NULL).
-    /// For few rows of a column whose row codes are not decoded yet, walks
-    /// the row lists and keeps just those rows instead of decoding every
-    /// row's code.
+    /// For few rows of a column whose row codes are not decoded yet (and
+    /// were not asked for by an earlier query: see
+    /// [`ColumnChunk::row_codes_wanted`]), walks the row lists and keeps just
+    /// those rows instead of decoding every row's code.
     pub fn codes_at(&self, col: usize, rows: &[u32]) -> Result<Vec<u32>> {
-        if self.codes[col].get().is_some() || rows.len() >= (self.rows as usize) / 16 {
+        self.codes_at_rows(col, rows, true)
+    }
+
+    /// [`BlockCtx::codes_at`]; `may_cache: false` never decodes (and so
+    /// never caches) every row's code for few rows, for reads not expected
+    /// to repeat, like the output columns of `SELECT * ... LIMIT`.
+    fn codes_at_rows(&self, col: usize, rows: &[u32], may_cache: bool) -> Result<Vec<u32>> {
+        let chunk = self.chunk(col)?;
+        if rows.len() >= (self.rows as usize) / 16
+            || (may_cache && chunk.row_codes_wanted())
+            || chunk.row_codes_ready()
+        {
             let codes = self.codes(col)?;
             return Ok(rows.iter().map(|&r| codes[r as usize]).collect());
         }
@@ -403,15 +422,26 @@ impl<'t> BlockCtx<'t> {
                 wanted.set(r as usize);
             }
         }
-        self.chunk(col)?.row_lists()?.for_each(|v, s, l| {
-            let hit = if l == 1 {
-                (s as usize) < wanted.len() && wanted.get(s as usize)
-            } else {
-                wanted.count_range(s, l) > 0
-            };
-            if !hit {
-                return;
+        // The walk stops once every wanted non-NULL row is found.
+        let mut missing = wanted.count() as u32;
+        if chunk.null_count() > 0 {
+            for (s, l) in chunk.null_runs()? {
+                missing = missing.saturating_sub(wanted.count_range(s, l));
             }
+        }
+        if missing == 0 {
+            return Ok(out);
+        }
+        chunk.row_lists()?.for_each_while(|v, s, l| {
+            let hits = if l == 1 {
+                u32::from((s as usize) < wanted.len() && wanted.get(s as usize))
+            } else {
+                wanted.count_range(s, l)
+            };
+            if hits == 0 {
+                return true;
+            }
+            missing = missing.saturating_sub(hits);
             let mut i = want.partition_point(|x| x.0 < s);
             while let Some(&(r, o)) = want.get(i) {
                 if r >= s + l {
@@ -420,6 +450,7 @@ impl<'t> BlockCtx<'t> {
                 out[o as usize] = v as u32;
                 i += 1;
             }
+            missing > 0
         })?;
         Ok(out)
     }
@@ -442,7 +473,18 @@ impl<'t> BlockCtx<'t> {
 
     /// The values of column `col` at `rows`.
     pub fn column_at(&self, col: usize, rows: &[u32]) -> Result<Vector> {
-        let idx = self.codes_at(col, rows)?;
+        self.column_at_rows(col, rows, true)
+    }
+
+    /// [`BlockCtx::column_at`] for output rows read once (`SELECT * ...
+    /// LIMIT`): leaves the decoded-data cache alone (see
+    /// [`BlockCtx::codes_at`]).
+    pub fn output_column_at(&self, col: usize, rows: &[u32]) -> Result<Vector> {
+        self.column_at_rows(col, rows, false)
+    }
+
+    fn column_at_rows(&self, col: usize, rows: &[u32], may_cache: bool) -> Result<Vector> {
+        let idx = self.codes_at_rows(col, rows, may_cache)?;
         let ty = self.ty(col);
         if ty == LType::Varchar && self.values[col].get().is_none() {
             let distinct = self.chunk(col)?.distinct();

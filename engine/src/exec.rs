@@ -403,7 +403,7 @@ fn exprs_at_parallel(
 ) -> Result<Vec<Vector>> {
     let loaded: Vec<(usize, Vector)> = crate::block::columns_of(exprs)
         .into_par_iter()
-        .map(|c| Ok((c, BlockCtx::new(table, block).column_at(c, rows)?)))
+        .map(|c| Ok((c, BlockCtx::new(table, block).output_column_at(c, rows)?)))
         .collect::<Result<_>>()?;
     crate::block::eval_over(exprs, rows.len(), &loaded)
 }

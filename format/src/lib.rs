@@ -23,6 +23,7 @@ compile_error!(
     "strata's format is little-endian and read in place; big-endian targets are not supported"
 );
 
+pub mod cache;
 pub mod column;
 pub mod encode;
 pub mod error;

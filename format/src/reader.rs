@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 use memmap2::Mmap;
 use zerocopy::{FromBytes, IntoBytes};
 
+use crate::cache::{self, Decoded};
 use crate::error::{FormatError, Result};
 use crate::layout::{
     checksum, ChunkMeta, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION,
@@ -36,6 +37,14 @@ struct TableInner {
     maps: Vec<OnceLock<Arc<BlockMap>>>,
     /// Per chunk, a bit per section whose checksum has been verified.
     verified: Vec<AtomicU16>,
+    /// This handle's identity in the decoded-data [`cache`].
+    cache_id: u64,
+}
+
+impl Drop for TableInner {
+    fn drop(&mut self) {
+        cache::forget_table(self.cache_id);
+    }
 }
 
 /// One mapped block file.
@@ -87,6 +96,7 @@ impl Table {
                 manifest,
                 maps,
                 verified,
+                cache_id: cache::new_table_id(),
             }),
         })
     }
@@ -166,6 +176,7 @@ impl Table {
             meta: *self.inner.manifest.chunk(block, col),
             rows: self.block_rows(block),
             unpacked: Default::default(),
+            codes: OnceLock::new(),
         })
     }
 
@@ -265,7 +276,8 @@ impl PackedSection<'_> {
 
 /// One column of one block: its sections, checked on first use.
 /// Compressed sections are decompressed once per chunk handle and kept with
-/// it (a query holds one handle per block and column it reads).
+/// it (a query holds one handle per block and column it reads), and offered
+/// to the process-wide [`cache`] for later handles of the same table.
 #[derive(Debug)]
 pub struct ColumnChunk {
     table: Table,
@@ -275,7 +287,9 @@ pub struct ColumnChunk {
     meta: ChunkMeta,
     rows: u32,
     /// Decompressed sections, 8-byte aligned, by section slot.
-    unpacked: [OnceLock<Vec<u64>>; SECTION_COUNT],
+    unpacked: [OnceLock<Arc<Vec<u64>>>; SECTION_COUNT],
+    /// Row-ordered value indexes, once decoded.
+    codes: OnceLock<Arc<Vec<u32>>>,
 }
 
 impl ColumnChunk {
@@ -352,18 +366,37 @@ impl ColumnChunk {
         if let Some(words) = cell.get() {
             return Ok(SectionBytes::Mapped(&words.as_bytes()[..raw]));
         }
-        let mut words = vec![0u64; raw.div_ceil(8)];
-        let out = &mut words.as_mut_bytes()[..raw];
-        match lz4_flex::block::decompress_into(bytes, out) {
-            Ok(n) if n == raw => {
-                let words = cell.get_or_init(|| words);
-                Ok(SectionBytes::Mapped(&words.as_bytes()[..raw]))
+        let key = self.cache_key(section as u8);
+        let words = match cache::get(key) {
+            Some(Decoded::Section(words)) if words.len() * 8 >= raw => words,
+            _ => {
+                let mut words = vec![0u64; raw.div_ceil(8)];
+                let out = &mut words.as_mut_bytes()[..raw];
+                match lz4_flex::block::decompress_into(bytes, out) {
+                    Ok(n) if n == raw => {}
+                    Ok(n) => {
+                        return Err(self.corrupt(
+                            section,
+                            format!("decompressed to {n} bytes, expected {raw}"),
+                        ))
+                    }
+                    Err(e) => return Err(self.corrupt(section, format!("LZ4: {e}"))),
+                }
+                let words = Arc::new(words);
+                cache::insert(key, Decoded::Section(words.clone()));
+                words
             }
-            Ok(n) => Err(self.corrupt(
-                section,
-                format!("decompressed to {n} bytes, expected {raw}"),
-            )),
-            Err(e) => Err(self.corrupt(section, format!("LZ4: {e}"))),
+        };
+        let words = cell.get_or_init(|| words);
+        Ok(SectionBytes::Mapped(&words.as_bytes()[..raw]))
+    }
+
+    /// This chunk's key in the decoded-data cache, for `slot`.
+    fn cache_key(&self, slot: u8) -> cache::Key {
+        cache::Key {
+            table: self.table.inner.cache_id,
+            chunk: (self.block * self.table.schema().len() + self.col) as u32,
+            slot,
         }
     }
 
@@ -443,9 +476,46 @@ impl ColumnChunk {
         Ok(runs)
     }
 
-    /// Row-ordered value indexes: `out[row]` is the index of the row's value
-    /// among the sorted distinct values, or `u32::MAX` for NULL. Every row is
-    /// checked to be covered exactly once.
+    /// Row-ordered value indexes: `[row]` is the index of the row's value
+    /// among the sorted distinct values, or `u32::MAX` for NULL. Decoded
+    /// from the row lists on first use (every row checked to be covered
+    /// exactly once), then kept with the chunk and offered to the [`cache`].
+    pub fn row_codes(&self) -> Result<&[u32]> {
+        if let Some(codes) = self.codes.get() {
+            return Ok(codes);
+        }
+        let key = self.cache_key(cache::CODES_SLOT);
+        let codes = match cache::get(key) {
+            Some(Decoded::Codes(codes)) if codes.len() == self.rows as usize => codes,
+            _ => {
+                let mut v = Vec::new();
+                self.codes(&mut v)?;
+                let codes = Arc::new(v);
+                cache::insert(key, Decoded::Codes(codes.clone()));
+                codes
+            }
+        };
+        Ok(self.codes.get_or_init(|| codes))
+    }
+
+    /// Whether [`ColumnChunk::row_codes`] is worth calling for a few rows:
+    /// the codes are decoded already (here or in the cache), or were asked
+    /// for before (by an earlier query on this table handle), so that
+    /// decoding and caching them pays off if they are asked for again. A
+    /// query reading a few rows of many columns once (`SELECT * ... LIMIT`)
+    /// thus does not fill the cache.
+    pub fn row_codes_wanted(&self) -> bool {
+        self.row_codes_ready() || cache::second_request(self.cache_key(cache::CODES_SLOT))
+    }
+
+    /// Whether [`ColumnChunk::row_codes`] answers without decoding (the codes
+    /// are kept here or in the cache).
+    pub fn row_codes_ready(&self) -> bool {
+        self.codes.get().is_some() || cache::contains(self.cache_key(cache::CODES_SLOT))
+    }
+
+    /// Decodes the row-ordered value indexes into `out` (see
+    /// [`ColumnChunk::row_codes`], which keeps them).
     pub fn codes(&self, out: &mut Vec<u32>) -> Result<()> {
         out.clear();
         out.resize(self.rows as usize, u32::MAX);
@@ -574,6 +644,15 @@ impl RowLists<'_> {
     /// Calls `f(value, start, len)` for every run of every value, in value
     /// order.
     pub fn for_each(&self, mut f: impl FnMut(usize, u32, u32)) -> Result<()> {
+        self.for_each_while(|v, s, l| {
+            f(v, s, l);
+            true
+        })
+    }
+
+    /// Like [`RowLists::for_each`], but stops after the value during which
+    /// `f` returned false (the trailing bytes are then not checked).
+    pub fn for_each_while(&self, mut f: impl FnMut(usize, u32, u32) -> bool) -> Result<()> {
         let counts = self.counts.view();
         let index = self.index.view();
         let mut pos = 0;
@@ -591,15 +670,19 @@ impl RowLists<'_> {
                 }
                 base = 0;
             }
+            let mut go_on = true;
             base = rowlist::decode_runs(
                 &self.rows,
                 &mut pos,
                 counts.get(v) as u32,
                 self.chunk.rows,
                 base,
-                |s, l| f(v, s, l),
+                |s, l| go_on &= f(v, s, l),
             )
             .map_err(|e| self.chunk.corrupt(Section::Rows, format!("value {v}: {e}")))?;
+            if !go_on {
+                return Ok(());
+            }
         }
         if pos != self.rows.len() {
             return Err(self.chunk.corrupt(Section::Rows, "trailing bytes"));

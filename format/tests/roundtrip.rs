@@ -98,6 +98,14 @@ fn write_and_read(fields: Vec<Field>, cols: &[Col], block_rows: usize) {
 fn check_chunk_invariants(t: &Table, b: usize, c: usize) {
     let chunk = t.chunk(b, c).unwrap();
     let stats = t.stats(b, c);
+    // Row codes: decoded, kept by the handle, and found by a later handle of
+    // the same table in the decoded-data cache.
+    let mut decoded = Vec::new();
+    chunk.codes(&mut decoded).unwrap();
+    assert_eq!(chunk.row_codes().unwrap(), &decoded[..]);
+    let again = t.chunk(b, c).unwrap();
+    assert!(again.row_codes_ready(), "cached for the next handle");
+    assert_eq!(again.row_codes().unwrap(), &decoded[..]);
     let counts = chunk.counts().unwrap();
     let total: u64 = (0..chunk.distinct()).map(|i| counts.view().get(i)).sum();
     assert_eq!(total + u64::from(stats.null_count), u64::from(stats.rows));
