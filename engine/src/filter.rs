@@ -366,27 +366,7 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
     Ok(match p {
         Pred::True => Sel::All,
         Pred::False => Sel::Empty,
-        Pred::And(kids) => {
-            let mut acc = Sel::All;
-            for k in kids {
-                if !may_match(k, ctx.table, ctx.block) {
-                    return Ok(Sel::Empty);
-                }
-                let s = select(k, ctx)?;
-                acc = match (acc, s) {
-                    (Sel::Empty, _) | (_, Sel::Empty) => return Ok(Sel::Empty),
-                    (Sel::All, s) | (s, Sel::All) => s,
-                    (Sel::Bits(mut a), Sel::Bits(b)) => {
-                        a.and(&b);
-                        Sel::from_bits(a)
-                    }
-                };
-                if acc == Sel::Empty {
-                    return Ok(acc);
-                }
-            }
-            acc
-        }
+        Pred::And(kids) => select_all_of(kids, ctx)?,
         Pred::Or(kids) => {
             let mut acc = Sel::Empty;
             for k in kids {
@@ -405,42 +385,15 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
             }
             acc
         }
-        Pred::KeyRange { col, lo, hi } => {
-            let chunk = ctx.chunk(*col)?;
-            let keys = chunk.keys()?;
-            let start = keys.lower_bound(*lo);
-            let end = if *hi == u64::MAX {
-                keys.len()
-            } else {
-                keys.lower_bound(hi + 1)
-            };
-            value_range_rows(ctx, *col, start, end)?
-        }
-        Pred::KeySet { col, keys, negated } => {
-            let chunk = ctx.chunk(*col)?;
-            let ks = chunk.keys()?;
-            let mut idx = Vec::new();
-            for k in keys {
-                let i = ks.lower_bound(*k);
-                if i < ks.len() && ks.get(i) == *k {
-                    idx.push(i);
+        Pred::KeyRange { .. } | Pred::KeySet { .. } | Pred::StrSet { .. } => {
+            match accepted(p, ctx)? {
+                Some((col, a)) => a.rows(ctx, col)?,
+                None => {
+                    return Err(crate::error::EngineError::Internal(
+                        "not a value leaf".into(),
+                    ))
                 }
             }
-            value_set_rows(ctx, *col, &idx, *negated)?
-        }
-        Pred::StrSet {
-            col,
-            hashes,
-            negated,
-        } => {
-            let chunk = ctx.chunk(*col)?;
-            let hs = chunk.hashes()?;
-            let hs = hs.as_slice();
-            let idx: Vec<usize> = hashes
-                .iter()
-                .filter_map(|h| hs.binary_search(h).ok())
-                .collect();
-            value_set_rows(ctx, *col, &idx, *negated)?
         }
         Pred::IsNull { col, negated } => {
             let chunk = ctx.chunk(*col)?;
@@ -520,6 +473,180 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
             Sel::from_bits(b)
         }
     })
+}
+
+/// `AND`: the children over one column's values first, the one matching
+/// fewest rows first (their counts are exact and cheap), the others after in
+/// their written order. Once few rows are left, a value leaf tests just
+/// their values instead of collecting every row of its values.
+fn select_all_of(kids: &[Pred], ctx: &BlockCtx) -> Result<Sel> {
+    if kids.iter().any(|k| !may_match(k, ctx.table, ctx.block)) {
+        return Ok(Sel::Empty);
+    }
+    let mut plan = Vec::with_capacity(kids.len());
+    for (i, k) in kids.iter().enumerate() {
+        let a = accepted(k, ctx)?;
+        let est = match &a {
+            Some((col, a)) => a.matching_rows(ctx, *col)?,
+            None => u64::MAX,
+        };
+        if est == 0 {
+            return Ok(Sel::Empty);
+        }
+        plan.push((est, i, a));
+    }
+    plan.sort_unstable_by_key(|&(est, i, _)| (est, i));
+    let mut acc = Sel::All;
+    for (_, i, a) in plan {
+        let s = match (&acc, a) {
+            (Sel::Bits(b), Some((col, a))) if b.count() <= ctx.rows as usize / 32 => {
+                let rows = b.rows();
+                let codes = ctx.codes_at(col, &rows)?;
+                let mut kept = Bitmap::zeros(ctx.rows as usize);
+                for (&r, &c) in rows.iter().zip(&codes) {
+                    if a.accepts(c) {
+                        kept.set(r as usize);
+                    }
+                }
+                acc = Sel::from_bits(kept);
+                if acc == Sel::Empty {
+                    return Ok(acc);
+                }
+                continue;
+            }
+            (_, Some((col, a))) => a.rows(ctx, col)?,
+            (_, None) => select(&kids[i], ctx)?,
+        };
+        acc = match (acc, s) {
+            (Sel::Empty, _) | (_, Sel::Empty) => return Ok(Sel::Empty),
+            (Sel::All, s) | (s, Sel::All) => s,
+            (Sel::Bits(mut a), Sel::Bits(b)) => {
+                a.and(&b);
+                Sel::from_bits(a)
+            }
+        };
+        if acc == Sel::Empty {
+            return Ok(acc);
+        }
+    }
+    Ok(acc)
+}
+
+/// The distinct values of a column a leaf predicate accepts, by index.
+enum Accept {
+    /// Values `start..end` (a key range).
+    Range(usize, usize),
+    /// The values at `idx` (sorted), or with `negated` every other non-NULL
+    /// value.
+    Set { idx: Vec<usize>, negated: bool },
+}
+
+/// For a leaf over one column's values (`KeyRange`, `KeySet`, `StrSet`), its
+/// column and the values it accepts in this block.
+fn accepted(p: &Pred, ctx: &BlockCtx) -> Result<Option<(usize, Accept)>> {
+    Ok(match p {
+        Pred::KeyRange { col, lo, hi } => {
+            let chunk = ctx.chunk(*col)?;
+            let keys = chunk.keys()?;
+            let start = keys.lower_bound(*lo);
+            let end = if *hi == u64::MAX {
+                keys.len()
+            } else {
+                keys.lower_bound(hi + 1)
+            };
+            Some((*col, Accept::Range(start, end.max(start))))
+        }
+        Pred::KeySet { col, keys, negated } => {
+            let chunk = ctx.chunk(*col)?;
+            let ks = chunk.keys()?;
+            let mut idx = Vec::new();
+            for k in keys {
+                let i = ks.lower_bound(*k);
+                if i < ks.len() && ks.get(i) == *k {
+                    idx.push(i);
+                }
+            }
+            Some((
+                *col,
+                Accept::Set {
+                    idx,
+                    negated: *negated,
+                },
+            ))
+        }
+        Pred::StrSet {
+            col,
+            hashes,
+            negated,
+        } => {
+            let chunk = ctx.chunk(*col)?;
+            let hs = chunk.hashes()?;
+            let hs = hs.as_slice();
+            let mut idx: Vec<usize> = hashes
+                .iter()
+                .filter_map(|h| hs.binary_search(h).ok())
+                .collect();
+            idx.sort_unstable();
+            Some((
+                *col,
+                Accept::Set {
+                    idx,
+                    negated: *negated,
+                },
+            ))
+        }
+        _ => None,
+    })
+}
+
+impl Accept {
+    /// Whether value index `code` (`u32::MAX` for NULL) is accepted.
+    fn accepts(&self, code: u32) -> bool {
+        if code == u32::MAX {
+            return false;
+        }
+        let c = code as usize;
+        match self {
+            Accept::Range(start, end) => (*start..*end).contains(&c),
+            Accept::Set { idx, negated } => idx.binary_search(&c).is_ok() != *negated,
+        }
+    }
+
+    /// The number of rows holding an accepted value, from the counts.
+    fn matching_rows(&self, ctx: &BlockCtx, col: usize) -> Result<u64> {
+        let chunk = ctx.chunk(col)?;
+        let counts = chunk.counts()?;
+        let counts = counts.view();
+        let n = counts.len();
+        let non_null = u64::from(ctx.rows - chunk.null_count().min(ctx.rows));
+        let sum = |r: std::ops::Range<usize>| r.map(|i| counts.get(i)).sum::<u64>();
+        Ok(match self {
+            Accept::Range(start, end) => {
+                let (start, end) = ((*start).min(n), (*end).min(n));
+                if end - start <= n / 2 {
+                    sum(start..end)
+                } else {
+                    non_null.saturating_sub(sum(0..start) + sum(end..n))
+                }
+            }
+            Accept::Set { idx, negated } => {
+                let inside: u64 = idx.iter().filter(|&&i| i < n).map(|&i| counts.get(i)).sum();
+                if *negated {
+                    non_null.saturating_sub(inside)
+                } else {
+                    inside
+                }
+            }
+        })
+    }
+
+    /// The rows holding an accepted value.
+    fn rows(&self, ctx: &BlockCtx, col: usize) -> Result<Sel> {
+        match self {
+            Accept::Range(start, end) => value_range_rows(ctx, col, *start, *end),
+            Accept::Set { idx, negated } => value_set_rows(ctx, col, idx, *negated),
+        }
+    }
 }
 
 /// The value indexes of string column `col` whose strings match `pattern`:
