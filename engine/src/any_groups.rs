@@ -70,12 +70,8 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
                 continue;
             }
             let mut parts: Vec<Vec<Option<u128>>> = Vec::with_capacity(cols.len());
-            for (&c, &is_str) in cols.iter().zip(&strings) {
-                let values: Vec<u128> = if is_str {
-                    ctx.chunk(c)?.hashes()?.as_slice().to_vec()
-                } else {
-                    ctx.keys(c)?.iter().map(|&k| u128::from(k)).collect()
-                };
+            for &c in &cols {
+                let values = ctx.wide_keys(c)?;
                 let codes = ctx.codes_at(c, span)?;
                 parts.push(
                     codes
@@ -107,20 +103,7 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
         let mut values: Vec<u128> = chosen.iter().map(|t| t[i]).collect();
         values.sort_unstable();
         values.dedup();
-        filters.push(if strings[i] {
-            Pred::StrSet {
-                col,
-                hashes: values,
-                negated: false,
-            }
-        } else {
-            Pred::KeySet {
-                col,
-                // Fixed-width keys were widened from u64 above.
-                keys: values.into_iter().map(|v| v as u64).collect(),
-                negated: false,
-            }
-        });
+        filters.push(Pred::value_set(col, strings[i], values));
     }
     Ok(Some(Pred::And(filters)))
 }

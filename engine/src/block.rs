@@ -254,6 +254,16 @@ impl<'t> BlockCtx<'t> {
         cached!(&self.keys[col], self.chunk(col)?.keys()?.to_vec()).map(|v| v.as_slice())
     }
 
+    /// The sorted distinct values of column `col` as 128-bit keys: string
+    /// hashes, or fixed-width storage keys widened.
+    pub fn wide_keys(&self, col: usize) -> Result<Vec<u128>> {
+        if self.table.schema().fields[col].data_type.is_string() {
+            Ok(self.chunk(col)?.hashes()?.as_slice().to_vec())
+        } else {
+            Ok(self.keys(col)?.iter().map(|&k| u128::from(k)).collect())
+        }
+    }
+
     /// The distinct values of column `col`, in value (key or hash) order.
     pub fn values(&self, col: usize) -> Result<&Vector> {
         cached!(&self.values[col], {

@@ -48,11 +48,6 @@ pub fn run(plan: &Plan, table: &Table) -> Result<Option<QueryResult>> {
     let Some(col) = counted_column(q, table) else {
         return Ok(None);
     };
-    let is_str = table
-        .schema()
-        .fields
-        .get(col)
-        .is_some_and(|f| f.data_type.is_string());
     let lists: Vec<Vec<u128>> = live_blocks(plan, table)
         .par_iter()
         .map(|&b| {
@@ -62,11 +57,7 @@ pub fn run(plan: &Plan, table: &Table) -> Result<Option<QueryResult>> {
             if sel == Sel::Empty {
                 return Ok(Vec::new());
             }
-            let all: Vec<u128> = if is_str {
-                ctx.chunk(col)?.hashes()?.as_slice().to_vec()
-            } else {
-                ctx.keys(col)?.iter().map(|&k| u128::from(k)).collect()
-            };
+            let all = ctx.wide_keys(col)?;
             let kept: Vec<u128> = if sel == Sel::All {
                 all
             } else {
@@ -101,43 +92,54 @@ pub fn run(plan: &Plan, table: &Table) -> Result<Option<QueryResult>> {
 
 /// The number of distinct keys in sorted, duplicate-free `lists`.
 pub fn union_size(lists: &[Vec<u128>]) -> u64 {
-    let total: usize = lists.iter().map(Vec::len).sum();
-    let ranges = rayon::current_num_threads().max(1) * RANGES_PER_THREAD;
-    // Splitters: evenly spaced keys of the longest list.
-    let Some(longest) = lists.iter().max_by_key(|l| l.len()) else {
-        return 0;
-    };
-    let mut cuts: Vec<u128> = (1..ranges)
-        .filter_map(|i| longest.get(i * longest.len() / ranges).copied())
-        .collect();
-    cuts.dedup();
-    if total < 1 << 16 {
-        cuts.clear();
-    }
-    // Range r holds keys in [cuts[r-1], cuts[r]).
-    (0..=cuts.len())
+    let keys: Vec<&[u128]> = lists.iter().map(Vec::as_slice).collect();
+    key_ranges(&keys)
         .into_par_iter()
-        .map(|r| {
-            let lo = r.checked_sub(1).map(|i| cuts[i]);
-            let hi = cuts.get(r).copied();
-            let slices: Vec<&[u128]> = lists
-                .iter()
-                .map(|l| {
-                    let a = lo.map_or(0, |lo| l.partition_point(|&k| k < lo));
-                    let b = hi.map_or(l.len(), |hi| l.partition_point(|&k| k < hi));
-                    &l[a..b]
-                })
-                .filter(|s| !s.is_empty())
-                .collect();
+        .map(|range| {
+            let slices: Vec<&[u128]> = range.into_iter().map(|(l, r)| &keys[l][r]).collect();
             count_merged(&slices)
         })
         .sum()
 }
 
+/// Cuts the key space of sorted `lists` into ranges to merge in parallel,
+/// at splitters sampled evenly from the longest list (one range for small
+/// inputs): per range, each list's index and the part of it in the range
+/// (empty parts left out).
+pub(crate) fn key_ranges(lists: &[&[u128]]) -> Vec<Vec<(usize, std::ops::Range<usize>)>> {
+    let total: usize = lists.iter().map(|l| l.len()).sum();
+    let ranges = rayon::current_num_threads().max(1) * RANGES_PER_THREAD;
+    let longest = lists.iter().max_by_key(|l| l.len()).copied().unwrap_or(&[]);
+    let mut cuts: Vec<u128> = if total < 1 << 16 {
+        Vec::new()
+    } else {
+        (1..ranges)
+            .filter_map(|i| longest.get(i * longest.len() / ranges).copied())
+            .collect()
+    };
+    cuts.dedup();
+    // Range r holds keys in [cuts[r-1], cuts[r]).
+    (0..=cuts.len())
+        .map(|r| {
+            let lo = r.checked_sub(1).map(|i| cuts[i]);
+            let hi = cuts.get(r).copied();
+            lists
+                .iter()
+                .enumerate()
+                .filter_map(|(i, l)| {
+                    let a = lo.map_or(0, |lo| l.partition_point(|&k| k < lo));
+                    let b = hi.map_or(l.len(), |hi| l.partition_point(|&k| k < hi));
+                    (a < b).then_some((i, a..b))
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Distinct keys across sorted, duplicate-free slices: merged in pairs,
 /// level by level (linear passes, unlike a heap's scattered pops).
 fn count_merged(slices: &[&[u128]]) -> u64 {
-    let mut level: Vec<Vec<u128>> = match slices {
+    let level: Vec<Vec<u128>> = match slices {
         [] => return 0,
         [one] => return one.len() as u64,
         _ => slices
@@ -145,17 +147,24 @@ fn count_merged(slices: &[&[u128]]) -> u64 {
             .map(|p| merge_dedup(p[0], p.get(1).copied().unwrap_or(&[])))
             .collect(),
     };
+    merge_in_pairs(level, |a, b| merge_dedup(a, b)).map_or(0, |l| l.len() as u64)
+}
+
+/// Merges `level` down to one item with `merge`, in pairs, level by level.
+pub(crate) fn merge_in_pairs<T: Clone>(
+    mut level: Vec<T>,
+    merge: impl Fn(&T, &T) -> T,
+) -> Option<T> {
     while level.len() > 1 {
         level = level
             .chunks(2)
             .map(|p| match p {
-                [a, b] => merge_dedup(a, b),
-                [a] => a.clone(),
-                _ => Vec::new(),
+                [a, b] => merge(a, b),
+                _ => p[0].clone(),
             })
             .collect();
     }
-    level.first().map_or(0, |l| l.len() as u64)
+    level.pop()
 }
 
 /// The sorted union of two sorted, duplicate-free slices.

@@ -159,10 +159,13 @@ pub fn run(plan: &Plan, table: &Table) -> Result<QueryResult> {
         return run_rows(plan, table);
     };
     // An aggregation with LIMIT may only need the groups it returns.
-    let only = match crate::any_groups::restriction(plan, table)? {
-        Some(p) => Some(p),
-        None => crate::survivors::restriction(plan, table)?,
-    };
+    let mut only = crate::any_groups::restriction(plan, table)?;
+    if only.is_none() {
+        only = crate::survivors::restriction(plan, table)?;
+    }
+    if only.is_none() {
+        only = crate::top_count::restriction(plan, table)?;
+    }
     match only {
         Some(only) => {
             let mut narrowed = plan.clone();

@@ -136,6 +136,26 @@ impl std::fmt::Display for Pred {
     }
 }
 
+impl Pred {
+    /// Rows whose column `col` holds one of `keys`: string hashes when
+    /// `is_str`, else fixed-width storage keys (widened to `u128`); sorted.
+    pub fn value_set(col: usize, is_str: bool, keys: Vec<u128>) -> Pred {
+        if is_str {
+            Pred::StrSet {
+                col,
+                hashes: keys,
+                negated: false,
+            }
+        } else {
+            Pred::KeySet {
+                col,
+                keys: keys.into_iter().map(|k| k as u64).collect(),
+                negated: false,
+            }
+        }
+    }
+}
+
 /// Compiles a boolean expression (over table columns) into a predicate.
 pub fn compile(e: &TExpr) -> Pred {
     simplify(compile_neg(e, false))

@@ -37,6 +37,7 @@ pub mod scalar;
 pub mod strfn;
 pub mod survivors;
 pub mod table_ref;
+pub mod top_count;
 pub mod topk;
 pub mod value;
 
