@@ -35,6 +35,14 @@ use crate::value::{LType, Value};
 /// cost about as much as the aggregation it saves.
 const MAX_CANDIDATES: usize = 1 << 17;
 
+/// Step 2 runs only when the `k` most frequent `K` values hold at most
+/// 1/this of the selected rows.
+const MAX_PROBE_SHARE: u64 = 8;
+
+/// The restriction is tried only with more than this many `K` values per
+/// group the LIMIT takes.
+const MIN_VALUES_PER_GROUP: usize = 8;
+
 /// One block's (or one merged range's) values of `K` with their counts,
 /// sorted by value.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -125,17 +133,24 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
     let lists: Vec<Counted> = per_block.into_iter().map(|(c, _)| c).collect();
     let merged = merge_counts(&lists);
     drop(lists);
-    // 2. The k most frequent K values, and the k-th best count of their
-    // groups.
-    let mut top: Vec<(u64, u128)> = merged
-        .iter()
-        .flat_map(|m| m.counts.iter().copied().zip(m.keys.iter().copied()))
-        .collect();
-    if top.len() <= s.k {
+    // Few K values: the restriction could not narrow the query much.
+    let values: usize = merged.iter().map(|m| m.keys.len()).sum();
+    if values <= MIN_VALUES_PER_GROUP * s.k {
         return Ok(None);
     }
-    top.select_nth_unstable_by(s.k - 1, |a, b| b.0.cmp(&a.0));
-    top.truncate(s.k);
+    // 2. The k most frequent K values, and the k-th best count of their
+    // groups.
+    let top = most_frequent(&merged, s.k);
+    // Step 2 aggregates the rows of the top K values: worth it only if they
+    // are a small share of the rows.
+    let rows: u64 = null_rows
+        + merged
+            .par_iter()
+            .map(|m| m.counts.iter().sum::<u64>())
+            .sum::<u64>();
+    if top.iter().map(|t| t.0).sum::<u64>() > rows / MAX_PROBE_SHARE {
+        return Ok(None);
+    }
     let top_keys: Vec<u128> = top.iter().map(|&(_, key)| key).collect();
     let Some(bound) = kth_count(plan, table, &s, &top_keys)? else {
         return Ok(None);
@@ -146,17 +161,31 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
         // Groups with a NULL K could make it; a value set cannot name them.
         return Ok(None);
     }
-    let mut keep = top_keys;
-    for m in &merged {
-        for (&key, &n) in m.keys.iter().zip(&m.counts) {
-            if beats(n) {
-                keep.push(key);
-                if keep.len() > MAX_CANDIDATES {
-                    return Ok(None);
-                }
-            }
-        }
+    let beating: Vec<Vec<u128>> = merged
+        .par_iter()
+        .map(|m| {
+            m.keys
+                .iter()
+                .zip(&m.counts)
+                .filter(|&(_, &n)| beats(n))
+                .map(|(&key, _)| key)
+                .take(MAX_CANDIDATES + 1)
+                .collect()
+        })
+        .collect();
+    if beating.iter().map(Vec::len).sum::<usize>() > MAX_CANDIDATES {
+        return Ok(None);
     }
+    let kept_rows: u64 = merged
+        .par_iter()
+        .map(|m| m.counts.iter().filter(|&&n| beats(n)).sum::<u64>())
+        .sum();
+    if kept_rows > rows / 2 {
+        // Most rows stay: the restriction would save little.
+        return Ok(None);
+    }
+    let mut keep = top_keys;
+    keep.extend(beating.into_iter().flatten());
     keep.sort_unstable();
     keep.dedup();
     Ok(Some(Pred::value_set(s.col, s.is_str, keep)))
@@ -232,30 +261,49 @@ fn merge_counts(lists: &[Counted]) -> Vec<Counted> {
 /// The sorted union of two sorted lists, counts of equal keys summed.
 fn merge_two(a: &Counted, b: &Counted) -> Counted {
     let n = a.keys.len() + b.keys.len();
-    let mut out = Counted {
-        keys: Vec::with_capacity(n),
-        counts: Vec::with_capacity(n),
-    };
+    let mut keys = Vec::with_capacity(n);
+    let mut counts = Vec::with_capacity(n);
     let (mut i, mut j) = (0, 0);
+    // Branch-free choice: random keys make the comparisons unpredictable.
     while i < a.keys.len() && j < b.keys.len() {
         let (x, y) = (a.keys[i], b.keys[j]);
-        out.keys.push(x.min(y));
-        let mut c = 0;
-        if x <= y {
-            c += a.counts[i];
-            i += 1;
-        }
-        if y <= x {
-            c += b.counts[j];
-            j += 1;
-        }
-        out.counts.push(c);
+        let (take_a, take_b) = (x <= y, y <= x);
+        keys.push(x.min(y));
+        counts.push(
+            (a.counts[i] & 0u64.wrapping_sub(u64::from(take_a)))
+                + (b.counts[j] & 0u64.wrapping_sub(u64::from(take_b))),
+        );
+        i += usize::from(take_a);
+        j += usize::from(take_b);
     }
-    out.keys.extend_from_slice(&a.keys[i..]);
-    out.counts.extend_from_slice(&a.counts[i..]);
-    out.keys.extend_from_slice(&b.keys[j..]);
-    out.counts.extend_from_slice(&b.counts[j..]);
-    out
+    for (src, at) in [(a, i), (b, j)] {
+        keys.extend_from_slice(&src.keys[at..]);
+        counts.extend_from_slice(&src.counts[at..]);
+    }
+    Counted { keys, counts }
+}
+
+/// The (count, key) pairs of the `k` largest counts (ties broken
+/// arbitrarily), each merged range searched in parallel.
+fn most_frequent(merged: &[Counted], k: usize) -> Vec<(u64, u128)> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let best_of = |m: &Counted| {
+        let mut heap: BinaryHeap<Reverse<(u64, u128)>> = BinaryHeap::with_capacity(k + 1);
+        for (&key, &n) in m.keys.iter().zip(&m.counts) {
+            if heap.len() < k {
+                heap.push(Reverse((n, key)));
+            } else if heap.peek().is_some_and(|Reverse(min)| n > min.0) {
+                heap.pop();
+                heap.push(Reverse((n, key)));
+            }
+        }
+        heap.into_iter().map(|Reverse(x)| x).collect::<Vec<_>>()
+    };
+    let mut all: Vec<(u64, u128)> = merged.par_iter().flat_map_iter(best_of).collect();
+    all.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
+    all.truncate(k);
+    all
 }
 
 #[cfg(test)]
