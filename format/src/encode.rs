@@ -517,6 +517,43 @@ fn dedupe_entries<'a>(
     })
 }
 
+/// `(key(string), index)` for each of `strings`, sorted.
+fn sorted_by_key(strings: &[&[u8]], key: impl Fn(&[u8]) -> u128) -> Vec<(u128, u32)> {
+    let mut keyed: Vec<(u128, u32)> = strings
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (key(s), i as u32))
+        .collect();
+    keyed.sort_unstable();
+    keyed
+}
+
+/// The indexes of `strings` in byte order. Sorting `(first 16 bytes as a
+/// big-endian integer, index)` pairs, then only the runs of equal prefixes
+/// by their whole bytes, touches each string's bytes a few times instead of
+/// at every comparison (a string shorter than 16 bytes is padded with zeros,
+/// so "a" and "a\0" tie and the second pass orders them).
+fn byte_order(strings: &[&[u8]]) -> Vec<u32> {
+    let prefix = |s: &[u8]| {
+        let mut a = [0u8; 16];
+        let n = s.len().min(16);
+        a[..n].copy_from_slice(&s[..n]);
+        u128::from_be_bytes(a)
+    };
+    let mut keyed = sorted_by_key(strings, prefix);
+    let mut i = 0;
+    while i < keyed.len() {
+        let p = keyed[i].0;
+        let run = keyed[i..].iter().take_while(|k| k.0 == p).count();
+        if run > 1 {
+            keyed[i..i + run]
+                .sort_unstable_by(|a, b| strings[a.1 as usize].cmp(strings[b.1 as usize]));
+        }
+        i += run;
+    }
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
 fn encode_strings(out: &mut BlockBuf, deduped: Deduped<'_>) -> Result<ChunkMeta> {
     let mut chunk = empty_chunk();
     let Deduped {
@@ -527,15 +564,12 @@ fn encode_strings(out: &mut BlockBuf, deduped: Deduped<'_>) -> Result<ChunkMeta>
     let d = uniq.len();
     if d > 0 {
         // Hash order: the values of the chunk.
-        let hashes: Vec<u128> = uniq.iter().map(|s| string_hash(s)).collect();
-        let mut by_hash: Vec<u32> = (0..d as u32).collect();
-        by_hash.sort_unstable_by_key(|&i| hashes[i as usize]);
+        let by_hash = sorted_by_key(&uniq, string_hash);
         let mut value_of_local = vec![0u32; d];
         let mut values = Vec::with_capacity(d * 16);
-        for (v, &l) in by_hash.iter().enumerate() {
+        for (v, &(h, l)) in by_hash.iter().enumerate() {
             value_of_local[l as usize] = v as u32;
-            let h = hashes[l as usize];
-            if v > 0 && hashes[by_hash[v - 1] as usize] == h {
+            if v > 0 && by_hash[v - 1].0 == h {
                 return Err(FormatError::InvalidInput(
                     "two different strings share a 128-bit BLAKE3 hash".into(),
                 ));
@@ -550,8 +584,7 @@ fn encode_strings(out: &mut BlockBuf, deduped: Deduped<'_>) -> Result<ChunkMeta>
             }
         }
         // String order and the maps between the two orders.
-        let mut by_str: Vec<u32> = (0..d as u32).collect();
-        by_str.sort_unstable_by_key(|&i| uniq[i as usize]);
+        let by_str = byte_order(&uniq);
         let sorted: Vec<&[u8]> = by_str.iter().map(|&l| uniq[l as usize]).collect();
         let map_width = packed::width_for(d as u64 - 1).min(4);
         let mut hash_to_str = vec![0u32; d];
@@ -637,6 +670,36 @@ mod tests {
         assert_eq!(a.bytes, b.bytes);
         assert_eq!(a.chunks[0].distinct.get(), 3);
         assert_eq!(a.chunks[0].as_bytes(), b.chunks[0].as_bytes());
+    }
+
+    #[test]
+    fn byte_order_sorts_like_slices() {
+        let words: Vec<Vec<u8>> = [
+            &b""[..],
+            b"a",
+            b"a\0",
+            b"a\0\0",
+            b"\0",
+            b"abcdefghijklmnop",
+            b"abcdefghijklmnopq",
+            b"abcdefghijklmnop\0",
+            b"abcdefghijklmnoq",
+            b"\xff\xfe",
+            b"\xff",
+            b"b",
+        ]
+        .iter()
+        .map(|w| w.to_vec())
+        .chain((0..500u32).map(|i| format!("same prefix here {}", i * 7919 % 500).into_bytes()))
+        .collect();
+        let refs: Vec<&[u8]> = words.iter().map(|w| w.as_slice()).collect();
+        let got: Vec<&[u8]> = byte_order(&refs)
+            .iter()
+            .map(|&i| refs[i as usize])
+            .collect();
+        let mut want = refs.clone();
+        want.sort_unstable();
+        assert_eq!(got, want);
     }
 
     #[test]
