@@ -6,7 +6,9 @@ use crate::error::{FormatError, Result};
 ///
 /// Fixed-width types are given as order-preserving keys (see
 /// [`crate::types`]); strings as one byte buffer with offsets. A row that is
-/// NULL has `nulls[row] == true`; its key or string is ignored.
+/// NULL has `nulls[row] == true`; its key or string is ignored. Strings may
+/// also come dictionary-coded ([`ColumnData::StringDict`]), as Parquet stores
+/// them: the encoder then deduplicates per entry instead of per row.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ColumnData {
     /// Keys of a fixed-width column.
@@ -22,6 +24,19 @@ pub enum ColumnData {
         bytes: Vec<u8>,
         /// `rows + 1` offsets into `bytes`; row `i` is `bytes[offsets[i]..offsets[i + 1]]`.
         offsets: Vec<u64>,
+        /// `Some` with one flag per row if any row may be NULL.
+        nulls: Option<Vec<bool>>,
+    },
+    /// Values of a string column as entries and one entry index per row.
+    /// Entries may repeat and need not all be used.
+    StringDict {
+        /// All entries' bytes, concatenated.
+        bytes: Vec<u8>,
+        /// `entries + 1` offsets into `bytes`; entry `e` is
+        /// `bytes[offsets[e]..offsets[e + 1]]`.
+        offsets: Vec<u64>,
+        /// One entry index per row (any value for a NULL row).
+        indices: Vec<u32>,
         /// `Some` with one flag per row if any row may be NULL.
         nulls: Option<Vec<bool>>,
     },
@@ -59,6 +74,7 @@ impl ColumnData {
         match self {
             ColumnData::Fixed { keys, .. } => keys.len(),
             ColumnData::Strings { offsets, .. } => offsets.len().saturating_sub(1),
+            ColumnData::StringDict { indices, .. } => indices.len(),
         }
     }
 
@@ -77,9 +93,9 @@ impl ColumnData {
                 }
                 Ok(())
             }
-            ColumnData::Strings { .. } => Err(FormatError::InvalidInput(
-                "a key pushed to a string column".into(),
-            )),
+            ColumnData::Strings { .. } | ColumnData::StringDict { .. } => Err(
+                FormatError::InvalidInput("a key pushed to a string column".into()),
+            ),
         }
     }
 
@@ -91,6 +107,20 @@ impl ColumnData {
                 offsets,
                 nulls,
             } => {
+                bytes.extend_from_slice(value);
+                offsets.push(bytes.len() as u64);
+                if let Some(n) = nulls {
+                    n.push(false);
+                }
+                Ok(())
+            }
+            ColumnData::StringDict {
+                bytes,
+                offsets,
+                indices,
+                nulls,
+            } => {
+                indices.push(entry_index(offsets.len().saturating_sub(1))?);
                 bytes.extend_from_slice(value);
                 offsets.push(bytes.len() as u64);
                 if let Some(n) = nulls {
@@ -120,13 +150,19 @@ impl ColumnData {
                 offsets.push(bytes.len() as u64);
                 nulls.get_or_insert_with(|| vec![false; len]).push(true);
             }
+            ColumnData::StringDict { indices, nulls, .. } => {
+                indices.push(0);
+                nulls.get_or_insert_with(|| vec![false; len]).push(true);
+            }
         }
     }
 
     /// Whether row `i` is NULL.
     pub fn is_null(&self, i: usize) -> bool {
         let nulls = match self {
-            ColumnData::Fixed { nulls, .. } | ColumnData::Strings { nulls, .. } => nulls,
+            ColumnData::Fixed { nulls, .. }
+            | ColumnData::Strings { nulls, .. }
+            | ColumnData::StringDict { nulls, .. } => nulls,
         };
         nulls
             .as_ref()
@@ -134,12 +170,21 @@ impl ColumnData {
     }
 
     /// Appends the rows of `other`, a column of the same kind, after this
-    /// one's (moving `other` in when this one is empty).
+    /// one's (moving `other` in when this one is empty). Plain and
+    /// dictionary-coded strings mix: the result is dictionary-coded.
     pub fn append(&mut self, other: ColumnData) -> Result<()> {
         if self.is_empty() {
             *self = other;
             return Ok(());
         }
+        let other = match (&*self, other) {
+            (ColumnData::StringDict { .. }, o @ ColumnData::Strings { .. }) => o.into_dict()?,
+            (ColumnData::Strings { .. }, o @ ColumnData::StringDict { .. }) => {
+                *self = std::mem::replace(self, ColumnData::new_fixed()).into_dict()?;
+                o
+            }
+            (_, o) => o,
+        };
         let len = self.len();
         let other_len = other.len();
         let (mine, theirs) = match (self, other) {
@@ -164,6 +209,28 @@ impl ColumnData {
                 offsets.extend(o.iter().skip(1).map(|&x| x + base));
                 (nulls, n)
             }
+            (
+                ColumnData::StringDict {
+                    bytes,
+                    offsets,
+                    indices,
+                    nulls,
+                },
+                ColumnData::StringDict {
+                    bytes: b,
+                    offsets: o,
+                    indices: i,
+                    nulls: n,
+                },
+            ) => {
+                let first = entry_index(offsets.len().saturating_sub(1))?;
+                entry_index(offsets.len().saturating_sub(1) + o.len().saturating_sub(1))?;
+                let base = bytes.len() as u64;
+                bytes.extend_from_slice(&b);
+                offsets.extend(o.iter().skip(1).map(|&x| x + base));
+                indices.extend(i.iter().map(|&x| x.wrapping_add(first)));
+                (nulls, n)
+            }
             _ => {
                 return Err(FormatError::InvalidInput(
                     "a string column appended to a fixed-width one, or the reverse".into(),
@@ -182,6 +249,37 @@ impl ColumnData {
         }
         Ok(())
     }
+
+    /// Plain strings as dictionary-coded ones, each row its own entry;
+    /// other columns unchanged.
+    fn into_dict(self) -> Result<ColumnData> {
+        Ok(match self {
+            ColumnData::Strings {
+                bytes,
+                offsets,
+                nulls,
+            } => {
+                let rows = entry_index(offsets.len().saturating_sub(1))?;
+                ColumnData::StringDict {
+                    bytes,
+                    offsets,
+                    indices: (0..rows).collect(),
+                    nulls,
+                }
+            }
+            other => other,
+        })
+    }
+}
+
+/// An entry count or index as the `u32` a [`ColumnData::StringDict`] holds.
+fn entry_index(n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| {
+        FormatError::InvalidInput(format!(
+            "{n} dictionary entries in one column of one block; at most {} fit",
+            u32::MAX
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -232,5 +330,67 @@ mod tests {
             }
         );
         assert!(keys.append(strings(&[Some("x")])).is_err());
+    }
+
+    /// The rows a column holds, whatever its kind of strings.
+    fn rows(c: &ColumnData) -> Vec<Option<Vec<u8>>> {
+        (0..c.len())
+            .map(|r| {
+                if c.is_null(r) {
+                    return None;
+                }
+                Some(match c {
+                    ColumnData::Strings { bytes, offsets, .. } => {
+                        bytes[offsets[r] as usize..offsets[r + 1] as usize].to_vec()
+                    }
+                    ColumnData::StringDict {
+                        bytes,
+                        offsets,
+                        indices,
+                        ..
+                    } => {
+                        let e = indices[r] as usize;
+                        bytes[offsets[e] as usize..offsets[e + 1] as usize].to_vec()
+                    }
+                    ColumnData::Fixed { .. } => panic!("not strings"),
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn dictionary_coded_strings_append_to_plain_ones_and_back() {
+        // Entries "x", "yy", "" (unused); rows yy, NULL, x, yy.
+        let dict = || ColumnData::StringDict {
+            bytes: b"xyy".to_vec(),
+            offsets: vec![0, 1, 3, 3],
+            indices: vec![1, 0, 0, 1],
+            nulls: Some(vec![false, true, false, false]),
+        };
+        let plain: [Option<&str>; 2] = [Some("p"), None];
+        let dict_rows = rows(&dict());
+        let plain_rows = rows(&strings(&plain));
+
+        let mut a = strings(&plain);
+        a.append(dict()).unwrap();
+        a.append(dict()).unwrap();
+        a.push_str(b"q").unwrap();
+        a.push_null();
+        let mut want = plain_rows.clone();
+        want.extend(dict_rows.iter().cloned());
+        want.extend(dict_rows.iter().cloned());
+        want.extend([Some(b"q".to_vec()), None]);
+        assert!(matches!(a, ColumnData::StringDict { .. }));
+        assert_eq!(rows(&a), want);
+
+        let mut b = dict();
+        b.append(strings(&plain)).unwrap();
+        let mut want = dict_rows.clone();
+        want.extend(plain_rows);
+        assert_eq!(rows(&b), want);
+        assert!(b.push_key(1).is_err());
+        let mut keys = ColumnData::new_fixed();
+        keys.push_key(1).unwrap();
+        assert!(b.append(keys).is_err());
     }
 }

@@ -100,7 +100,22 @@ pub fn encode_block_rows(
                     nulls,
                 },
                 true,
-            ) => encode_strings(&mut out, bytes, offsets, nulls.as_deref(), rows as u32)?,
+            ) => encode_strings(
+                &mut out,
+                dedupe_rows(bytes, offsets, nulls.as_deref(), rows as u32)?,
+            )?,
+            (
+                ColumnData::StringDict {
+                    bytes,
+                    offsets,
+                    indices,
+                    nulls,
+                },
+                true,
+            ) => encode_strings(
+                &mut out,
+                dedupe_entries(bytes, offsets, indices, nulls.as_deref(), rows as u32)?,
+            )?,
             _ => {
                 return Err(FormatError::InvalidInput(format!(
                     "column {} of type {} given the wrong kind of data",
@@ -380,67 +395,181 @@ fn sort_fixed(
     (offsets, Grouped { rows, starts })
 }
 
-fn encode_strings(
-    out: &mut BlockBuf,
-    bytes: &[u8],
-    offsets: &[u64],
-    nulls: Option<&[bool]>,
-    rows: u32,
-) -> Result<ChunkMeta> {
-    let mut chunk = empty_chunk();
-    let is_null = |r: usize| nulls.is_some_and(|n| n.get(r).copied().unwrap_or(false));
-    let value = |r: usize| -> Result<&[u8]> {
-        let (a, b) = (offsets[r] as usize, offsets[r + 1] as usize);
-        bytes.get(a..b).ok_or_else(|| {
-            FormatError::InvalidInput(format!("string offsets {a}..{b} outside the buffer"))
-        })
-    };
-    // Deduplicate: a local id per distinct string, in first-seen order.
-    let mut ids: HashMap<&[u8], u32, foldhash::fast::RandomState> = HashMap::default();
-    let mut uniq: Vec<&[u8]> = Vec::new();
-    let mut prev: Option<(&[u8], u32)> = None;
-    let mut local = Vec::with_capacity(rows as usize);
-    let mut null_rows = Vec::new();
-    for r in 0..rows as usize {
-        if is_null(r) {
-            null_rows.push(r as u32);
-            local.push(u32::MAX);
-            continue;
-        }
-        let s = value(r)?;
+/// A string column's rows deduplicated: the distinct strings in first-seen
+/// order and, per row, the index of its string (`u32::MAX` for NULL).
+struct Deduped<'a> {
+    uniq: Vec<&'a [u8]>,
+    local: Vec<u32>,
+    null_rows: Vec<u32>,
+}
+
+/// Assigns local ids to distinct strings in first-seen order.
+struct Dedupe<'a> {
+    ids: HashMap<&'a [u8], u32, foldhash::fast::RandomState>,
+    uniq: Vec<&'a [u8]>,
+}
+
+impl<'a> Dedupe<'a> {
+    fn id(&mut self, s: &'a [u8]) -> Result<u32> {
         if s.len() > u32::MAX as usize {
             return Err(FormatError::InvalidInput(format!(
                 "a string of {} bytes is longer than the 4 GiB limit",
                 s.len()
             )));
         }
+        Ok(*self.ids.entry(s).or_insert_with(|| {
+            self.uniq.push(s);
+            (self.uniq.len() - 1) as u32
+        }))
+    }
+}
+
+/// Deduplicates the strings of `rows` rows: `id_of(dedupe, row)` gives the
+/// id of a non-NULL row's string; `distinct` sizes the table up front.
+fn dedupe<'a>(
+    rows: u32,
+    nulls: Option<&[bool]>,
+    distinct: usize,
+    mut id_of: impl FnMut(&mut Dedupe<'a>, usize) -> Result<u32>,
+) -> Result<Deduped<'a>> {
+    let is_null = |r: usize| nulls.is_some_and(|n| n.get(r).copied().unwrap_or(false));
+    let mut dedupe = Dedupe {
+        ids: HashMap::with_capacity_and_hasher(distinct, Default::default()),
+        uniq: Vec::with_capacity(distinct),
+    };
+    let mut local = Vec::with_capacity(rows as usize);
+    let mut null_rows = Vec::new();
+    for r in 0..rows as usize {
+        if is_null(r) {
+            null_rows.push(r as u32);
+            local.push(u32::MAX);
+        } else {
+            local.push(id_of(&mut dedupe, r)?);
+        }
+    }
+    Ok(Deduped {
+        uniq: dedupe.uniq,
+        local,
+        null_rows,
+    })
+}
+
+/// String `i` of a bytes + offsets buffer.
+fn string_at<'a>(bytes: &'a [u8], offsets: &[u64], i: usize) -> Result<&'a [u8]> {
+    let (a, b) = match (offsets.get(i), offsets.get(i + 1)) {
+        (Some(&a), Some(&b)) => (a as usize, b as usize),
+        _ => {
+            return Err(FormatError::InvalidInput(format!(
+                "string {i} has no offsets"
+            )))
+        }
+    };
+    bytes.get(a..b).ok_or_else(|| {
+        FormatError::InvalidInput(format!("string offsets {a}..{b} outside the buffer"))
+    })
+}
+
+/// Deduplicates plain strings, hashing each row's string.
+fn dedupe_rows<'a>(
+    bytes: &'a [u8],
+    offsets: &[u64],
+    nulls: Option<&[bool]>,
+    rows: u32,
+) -> Result<Deduped<'a>> {
+    let mut prev: Option<(&[u8], u32)> = None;
+    dedupe(rows, nulls, 0, |dedupe, r| {
+        let s = string_at(bytes, offsets, r)?;
         // Runs of one value are common (sorted or clustered data, empty
         // strings): compare with the previous row before hashing.
-        let id = match prev {
+        Ok(match prev {
             Some((p, id)) if p == s => id,
             _ => {
-                let id = *ids.entry(s).or_insert_with(|| {
-                    uniq.push(s);
-                    (uniq.len() - 1) as u32
-                });
+                let id = dedupe.id(s)?;
                 prev = Some((s, id));
                 id
             }
+        })
+    })
+}
+
+/// Deduplicates dictionary-coded strings, hashing each entry a row uses
+/// once (entries unused by the rows are left out).
+fn dedupe_entries<'a>(
+    bytes: &'a [u8],
+    offsets: &[u64],
+    indices: &[u32],
+    nulls: Option<&[bool]>,
+    rows: u32,
+) -> Result<Deduped<'a>> {
+    let entries = offsets.len().saturating_sub(1);
+    let mut id_of_entry = vec![u32::MAX; entries];
+    dedupe(rows, nulls, entries.min(rows as usize), |dedupe, r| {
+        let e = indices.get(r).copied().unwrap_or(u32::MAX);
+        let Some(slot) = id_of_entry.get_mut(e as usize) else {
+            return Err(FormatError::InvalidInput(format!(
+                "row {r} refers to dictionary entry {e} of {entries}"
+            )));
         };
-        local.push(id);
+        if *slot == u32::MAX {
+            *slot = dedupe.id(string_at(bytes, offsets, e as usize)?)?;
+        }
+        Ok(*slot)
+    })
+}
+
+/// `(key(string), index)` for each of `strings`, sorted.
+fn sorted_by_key(strings: &[&[u8]], key: impl Fn(&[u8]) -> u128) -> Vec<(u128, u32)> {
+    let mut keyed: Vec<(u128, u32)> = strings
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (key(s), i as u32))
+        .collect();
+    keyed.sort_unstable();
+    keyed
+}
+
+/// The indexes of `strings` in byte order. Sorting `(first 16 bytes as a
+/// big-endian integer, index)` pairs, then only the runs of equal prefixes
+/// by their whole bytes, touches each string's bytes a few times instead of
+/// at every comparison (a string shorter than 16 bytes is padded with zeros,
+/// so "a" and "a\0" tie and the second pass orders them).
+fn byte_order(strings: &[&[u8]]) -> Vec<u32> {
+    let prefix = |s: &[u8]| {
+        let mut a = [0u8; 16];
+        let n = s.len().min(16);
+        a[..n].copy_from_slice(&s[..n]);
+        u128::from_be_bytes(a)
+    };
+    let mut keyed = sorted_by_key(strings, prefix);
+    let mut i = 0;
+    while i < keyed.len() {
+        let p = keyed[i].0;
+        let run = keyed[i..].iter().take_while(|k| k.0 == p).count();
+        if run > 1 {
+            keyed[i..i + run]
+                .sort_unstable_by(|a, b| strings[a.1 as usize].cmp(strings[b.1 as usize]));
+        }
+        i += run;
     }
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
+fn encode_strings(out: &mut BlockBuf, deduped: Deduped<'_>) -> Result<ChunkMeta> {
+    let mut chunk = empty_chunk();
+    let Deduped {
+        uniq,
+        mut local,
+        null_rows,
+    } = deduped;
     let d = uniq.len();
     if d > 0 {
         // Hash order: the values of the chunk.
-        let hashes: Vec<u128> = uniq.iter().map(|s| string_hash(s)).collect();
-        let mut by_hash: Vec<u32> = (0..d as u32).collect();
-        by_hash.sort_unstable_by_key(|&i| hashes[i as usize]);
+        let by_hash = sorted_by_key(&uniq, string_hash);
         let mut value_of_local = vec![0u32; d];
         let mut values = Vec::with_capacity(d * 16);
-        for (v, &l) in by_hash.iter().enumerate() {
+        for (v, &(h, l)) in by_hash.iter().enumerate() {
             value_of_local[l as usize] = v as u32;
-            let h = hashes[l as usize];
-            if v > 0 && hashes[by_hash[v - 1] as usize] == h {
+            if v > 0 && by_hash[v - 1].0 == h {
                 return Err(FormatError::InvalidInput(
                     "two different strings share a 128-bit BLAKE3 hash".into(),
                 ));
@@ -455,8 +584,7 @@ fn encode_strings(
             }
         }
         // String order and the maps between the two orders.
-        let mut by_str: Vec<u32> = (0..d as u32).collect();
-        by_str.sort_unstable_by_key(|&i| uniq[i as usize]);
+        let by_str = byte_order(&uniq);
         let sorted: Vec<&[u8]> = by_str.iter().map(|&l| uniq[l as usize]).collect();
         let map_width = packed::width_for(d as u64 - 1).min(4);
         let mut hash_to_str = vec![0u32; d];
@@ -488,4 +616,101 @@ fn encode_strings(
     let grouped = group_by_code(&local, d);
     encode_row_sections(out, &mut chunk, &grouped, &null_rows);
     Ok(chunk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{DataType, Field};
+    use zerocopy::IntoBytes;
+
+    fn schema() -> Schema {
+        Schema::new(vec![Field::new("s", DataType::String, true)]).unwrap()
+    }
+
+    /// Dictionary-coded strings (repeated and unused entries, NULLs, an
+    /// out-of-range index under a NULL) encode to the same bytes as the
+    /// same rows given plainly.
+    #[test]
+    fn dictionary_coded_strings_encode_like_plain_ones() {
+        let entries: [&[u8]; 5] = [b"b", b"", b"a", b"unused", b"b"];
+        let mut bytes = Vec::new();
+        let mut offsets = vec![0u64];
+        for e in entries {
+            bytes.extend_from_slice(e);
+            offsets.push(bytes.len() as u64);
+        }
+        let rows = 3000;
+        let indices: Vec<u32> = (0..rows as u32)
+            .map(|r| {
+                if r % 7 == 3 {
+                    99
+                } else {
+                    [0, 1, 2, 4][((r * 7 + r / 3) % 4) as usize]
+                }
+            })
+            .collect();
+        let nulls: Vec<bool> = (0..rows).map(|r| r % 7 == 3).collect();
+        let mut plain = ColumnData::new_strings();
+        for (r, &e) in indices.iter().enumerate() {
+            if nulls[r] {
+                plain.push_null();
+            } else {
+                plain.push_str(entries[e as usize]).unwrap();
+            }
+        }
+        let dict = ColumnData::StringDict {
+            bytes,
+            offsets,
+            indices,
+            nulls: Some(nulls),
+        };
+        let a = encode_block(&schema(), vec![plain]).unwrap();
+        let b = encode_block(&schema(), vec![dict]).unwrap();
+        assert_eq!(a.bytes, b.bytes);
+        assert_eq!(a.chunks[0].distinct.get(), 3);
+        assert_eq!(a.chunks[0].as_bytes(), b.chunks[0].as_bytes());
+    }
+
+    #[test]
+    fn byte_order_sorts_like_slices() {
+        let words: Vec<Vec<u8>> = [
+            &b""[..],
+            b"a",
+            b"a\0",
+            b"a\0\0",
+            b"\0",
+            b"abcdefghijklmnop",
+            b"abcdefghijklmnopq",
+            b"abcdefghijklmnop\0",
+            b"abcdefghijklmnoq",
+            b"\xff\xfe",
+            b"\xff",
+            b"b",
+        ]
+        .iter()
+        .map(|w| w.to_vec())
+        .chain((0..500u32).map(|i| format!("same prefix here {}", i * 7919 % 500).into_bytes()))
+        .collect();
+        let refs: Vec<&[u8]> = words.iter().map(|w| w.as_slice()).collect();
+        let got: Vec<&[u8]> = byte_order(&refs)
+            .iter()
+            .map(|&i| refs[i as usize])
+            .collect();
+        let mut want = refs.clone();
+        want.sort_unstable();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_dictionary_index_past_the_entries_is_refused() {
+        let dict = ColumnData::StringDict {
+            bytes: b"a".to_vec(),
+            offsets: vec![0, 1],
+            indices: vec![0, 1],
+            nulls: None,
+        };
+        let e = encode_block(&schema(), vec![dict]).unwrap_err();
+        assert!(e.to_string().contains("entry 1"), "{e}");
+    }
 }

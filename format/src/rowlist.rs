@@ -27,6 +27,13 @@ fn unzigzag(v: u64) -> i64 {
 /// Appends the row list for `rows` (strictly ascending) to `out`; `base` is
 /// the first row of the previous list of its group (0 for the first).
 pub fn encode(rows: &[u32], base: u32, out: &mut Vec<u8>) {
+    // Runs go to a stack buffer flushed in pieces: one capacity check per
+    // piece instead of one per byte (most runs of scattered values are one
+    // row and one byte).
+    const BUF: usize = 256;
+    const MAX_RUN: usize = 20; // two varints of at most 10 bytes
+    let mut buf = [0u8; BUF];
+    let mut n = 0;
     let mut prev_end: u32 = 0;
     let mut i = 0;
     while i < rows.len() {
@@ -40,15 +47,20 @@ pub fn encode(rows: &[u32], base: u32, out: &mut Vec<u8>) {
         } else {
             u64::from(start - prev_end)
         };
+        if n > BUF - MAX_RUN {
+            out.extend_from_slice(&buf[..n]);
+            n = 0;
+        }
         if len == 1 {
-            varint::put(out, gap << 1);
+            n = varint::put_at(&mut buf, n, gap << 1);
         } else {
-            varint::put(out, (gap << 1) | 1);
-            varint::put(out, (len - 2) as u64);
+            n = varint::put_at(&mut buf, n, (gap << 1) | 1);
+            n = varint::put_at(&mut buf, n, (len - 2) as u64);
         }
         prev_end = start + len as u32;
         i += len;
     }
+    out.extend_from_slice(&buf[..n]);
 }
 
 /// Why a row list could not be decoded.
@@ -163,6 +175,10 @@ mod tests {
             vec![1, 3, 5, 6, 7, 100, 101, 524287],
             (0..1000).collect(),
             (0..1000).map(|i| i * 3).collect(),
+            // Multi-byte gaps and run lengths across the writer's flushes.
+            (0..100u32)
+                .flat_map(|i| i * 5000..i * 5000 + 1 + (i % 5) * 400)
+                .collect(),
         ];
         for c in cases {
             assert_eq!(round_trip(&c, 1 << 19), c);

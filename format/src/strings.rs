@@ -36,11 +36,7 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]]) -> Dictionary {
         block_trigrams.clear();
         let mut prev: &[u8] = &[];
         for s in chunk {
-            let shared = prev
-                .iter()
-                .zip(s.iter())
-                .take_while(|(a, b)| a == b)
-                .count();
+            let shared = common_prefix(prev, s);
             varint::put(&mut raw, shared as u64);
             varint::put(&mut raw, (s.len() - shared) as u64);
             raw.extend_from_slice(&s[shared..]);
@@ -115,11 +111,47 @@ pub fn trigram_key(t: [u8; 3]) -> Option<u32> {
 /// Calls `f` with the key of every ASCII trigram of `s` (with repeats).
 #[inline]
 pub fn for_each_trigram(s: &[u8], mut f: impl FnMut(u32)) {
-    for w in s.windows(3) {
-        if let Some(k) = trigram_key([w[0], w[1], w[2]]) {
-            f(k);
+    // A rolling key of the last three bytes; `ascii` counts the ASCII bytes
+    // that end the window (a trigram needs three).
+    let mut key = 0u32;
+    let mut ascii = 0u32;
+    for &b in s {
+        if b >= 0x80 {
+            ascii = 0;
+            continue;
+        }
+        key = ((key << 7) | u32::from(b.to_ascii_lowercase())) & ((1 << 21) - 1);
+        ascii += 1;
+        if ascii >= 3 {
+            f(key);
         }
     }
+}
+
+/// The length of the common prefix of `a` and `b`, compared 8 bytes at a time.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while let (Some(x), Some(y)) = (a.get(i..i + 8), b.get(i..i + 8)) {
+        let diff = u64::from_le_bytes(word(x)) ^ u64::from_le_bytes(word(y));
+        if diff != 0 {
+            return i + (diff.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// The first 8 bytes of `s` (which has at least 8).
+#[inline]
+fn word(s: &[u8]) -> [u8; 8] {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[..8]);
+    w
 }
 
 /// Why a string block could not be decoded.
@@ -204,6 +236,39 @@ mod tests {
             }
         }
         assert_eq!(all, strings);
+    }
+
+    #[test]
+    fn rolling_trigrams_and_prefixes_match_the_definitions() {
+        let samples: [&[u8]; 7] = [
+            b"",
+            b"ab",
+            b"abc",
+            b"Hello, World",
+            "поиск abc дом Xyz".as_bytes(),
+            b"a\x80bcd\xffEFG",
+            b"0123456789abcdef0123",
+        ];
+        for s in samples {
+            let mut got = Vec::new();
+            for_each_trigram(s, |t| got.push(t));
+            let want: Vec<u32> = s
+                .windows(3)
+                .filter_map(|w| trigram_key([w[0], w[1], w[2]]))
+                .collect();
+            assert_eq!(got, want, "{s:?}");
+            for t in samples {
+                let want = s.iter().zip(t).take_while(|(a, b)| a == b).count();
+                assert_eq!(common_prefix(s, t), want, "{s:?} {t:?}");
+            }
+        }
+        for cut in 0..20 {
+            let a = b"0123456789abcdefghij";
+            let mut b = *a;
+            b[cut] = b'*';
+            assert_eq!(common_prefix(a, &b), cut);
+            assert_eq!(common_prefix(&a[..cut], a), cut);
+        }
     }
 
     #[test]

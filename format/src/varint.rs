@@ -4,12 +4,23 @@
 
 /// Appends `v` as LEB128.
 #[inline]
-pub fn put(out: &mut Vec<u8>, mut v: u64) {
+pub fn put(out: &mut Vec<u8>, v: u64) {
+    let mut buf = [0u8; 10];
+    let n = put_at(&mut buf, 0, v);
+    out.extend_from_slice(&buf[..n]);
+}
+
+/// Writes `v` as LEB128 into `buf` at `pos`, returning the position after
+/// it; `buf` must have room for 10 bytes from `pos`.
+#[inline]
+pub fn put_at(buf: &mut [u8], mut pos: usize, mut v: u64) -> usize {
     while v >= 0x80 {
-        out.push((v as u8) | 0x80);
+        buf[pos] = (v as u8) | 0x80;
+        pos += 1;
         v >>= 7;
     }
-    out.push(v as u8);
+    buf[pos] = v as u8;
+    pos + 1
 }
 
 /// Reads a LEB128 value at `*pos`, advancing it. `None` if the bytes end first

@@ -31,6 +31,10 @@ use strata_format::types::{bool_key, float_key, signed_key};
 use strata_format::{ColumnData, DataType, Field, Schema};
 
 use crate::error::{IngestError, Position, Result, RowError};
+use pages::{DictChunk, DictPiece};
+
+mod hybrid;
+mod pages;
 use crate::input::display_name;
 use crate::parse::{parse_key, pow10};
 use crate::pipeline::BadRows;
@@ -292,6 +296,17 @@ struct ColumnPlan {
     source: Source,
     target: Field,
     max_def: i16,
+    /// Byte arrays to strings: chunks whose encodings allow it are read
+    /// page by page, keeping their dictionaries (see [`pages`]).
+    by_pages: bool,
+}
+
+/// How one column chunk of a row group is read.
+enum ChunkReader {
+    /// The `parquet` crate's value reader.
+    Values(Box<ColumnReader>),
+    /// Pages, keeping the dictionary.
+    Pages(Box<DictChunk>),
 }
 
 /// The Parquet file whose row groups are being opened.
@@ -312,7 +327,7 @@ struct OpenGroup {
     path: Arc<Path>,
     name: Arc<str>,
     plans: Arc<[ColumnPlan]>,
-    readers: Vec<ColumnReader>,
+    readers: Vec<ChunkReader>,
     /// Rows not yet given to a block.
     rows_left: usize,
     /// The file row (from 0) of the next row given to a block.
@@ -369,6 +384,8 @@ pub struct ParquetSource {
     /// Blocks decoded and not yet returned.
     ready: std::collections::VecDeque<ParquetBlock>,
     max_errors: u64,
+    /// Whether string columns may be read keeping their dictionaries.
+    by_pages: bool,
     /// Bytes of the files finished so far.
     pub bytes_done: u64,
 }
@@ -384,8 +401,17 @@ impl ParquetSource {
             groups: Default::default(),
             ready: Default::default(),
             max_errors,
+            by_pages: true,
             bytes_done: 0,
         }
+    }
+
+    /// Reads every column with the `parquet` crate's value readers (the
+    /// reference the dictionary-keeping reader is tested against).
+    #[cfg(test)]
+    fn values_only(mut self) -> ParquetSource {
+        self.by_pages = false;
+        self
     }
 
     fn open_next(&mut self) -> Result<bool> {
@@ -445,6 +471,10 @@ impl ParquetSource {
                 source,
                 target: f.clone(),
                 max_def: c.max_def_level(),
+                by_pages: self.by_pages
+                    && source == Source::Bytes
+                    && f.data_type == DataType::String
+                    && c.physical_type() == Physical::BYTE_ARRAY,
             });
         }
         let total_rows = u64::try_from(reader.metadata().file_metadata().num_rows()).unwrap_or(0);
@@ -490,7 +520,17 @@ impl ParquetSource {
                 .plans
                 .iter()
                 .map(|c| {
-                    group.get_column_reader(c.leaf).map_err(|e| {
+                    let chunk = group.metadata().column(c.leaf);
+                    let reader = if c.by_pages && pages::supported(chunk.encodings()) {
+                        group
+                            .get_column_page_reader(c.leaf)
+                            .map(|p| ChunkReader::Pages(Box::new(DictChunk::new(p, c.max_def))))
+                    } else {
+                        group
+                            .get_column_reader(c.leaf)
+                            .map(|r| ChunkReader::Values(Box::new(r)))
+                    };
+                    reader.map_err(|e| {
                         parquet_error(
                             path,
                             format!("row group {g}, column {}: {e}", c.target.name),
@@ -693,13 +733,44 @@ impl ParquetSource {
 /// `block_row` is the block index of the first of them (for errors).
 fn read_column(
     c: &ColumnPlan,
-    reader: &mut ColumnReader,
+    reader: &mut ChunkReader,
     take: usize,
     block_row: usize,
     out: &mut ColumnData,
 ) -> std::result::Result<Vec<BadValue>, String> {
-    read_column_values(c, reader, take, block_row, out)
-        .map_err(|e| format!("column {}: {e}", c.target.name))
+    match reader {
+        ChunkReader::Values(r) => read_column_values(c, r, take, block_row, out),
+        ChunkReader::Pages(r) => read_column_pages(c, r, take, block_row, out),
+    }
+    .map_err(|e| format!("column {}: {e}", c.target.name))
+}
+
+/// [`read_column`] for a chunk read page by page: strings that need no
+/// conversion, so the only bad values are NULLs in a NOT NULL column.
+fn read_column_pages(
+    c: &ColumnPlan,
+    reader: &mut DictChunk,
+    take: usize,
+    block_row: usize,
+    out: &mut ColumnData,
+) -> std::result::Result<Vec<BadValue>, String> {
+    let mut piece = DictPiece::new(take);
+    reader.take(take, &mut piece)?;
+    let bad = if c.target.nullable {
+        Vec::new()
+    } else {
+        piece
+            .null_rows()
+            .map(|r| BadValue {
+                row: block_row + r,
+                column: c.target.name.clone(),
+                value: None,
+                message: "NULL in a NOT NULL column".to_string(),
+            })
+            .collect()
+    };
+    out.append(piece.into_column()).map_err(|e| e.to_string())?;
+    Ok(bad)
 }
 
 fn read_column_values(
@@ -1187,6 +1258,14 @@ fn drop_rows(col: &mut ColumnData, drop: &[usize]) {
             *offsets = new_offsets;
             retain_nulls(nulls);
         }
+        ColumnData::StringDict { indices, nulls, .. } => {
+            let mut i = 0;
+            indices.retain(|_| {
+                i += 1;
+                keep(i - 1)
+            });
+            retain_nulls(nulls);
+        }
     }
 }
 
@@ -1228,15 +1307,31 @@ mod tests {
         block_rows: usize,
         max_errors: u64,
     ) -> Result<(Vec<Vec<V>>, u64, Vec<RowError>)> {
+        let paths = paths.iter().map(|p| data(p)).collect();
+        let src = ParquetSource::new(paths, schema.clone(), max_errors);
+        read_all_blocks(src, schema, block_rows).map(|(cols, bad, first, _)| (cols, bad, first))
+    }
+
+    /// Reads `src` to the end: the values per column, the bad row count,
+    /// the first bad rows, and whether each column came dictionary-coded
+    /// in every block.
+    #[allow(clippy::type_complexity)]
+    fn read_all_blocks(
+        mut src: ParquetSource,
+        schema: &Schema,
+        block_rows: usize,
+    ) -> Result<(Vec<Vec<V>>, u64, Vec<RowError>, Vec<bool>)> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
             .unwrap();
-        let paths = paths.iter().map(|p| data(p)).collect();
-        let mut src = ParquetSource::new(paths, schema.clone(), max_errors);
         let mut cols = vec![Vec::new(); schema.len()];
+        let mut dict = vec![true; schema.len()];
         let (mut bad, mut first) = (0, Vec::new());
         while let Some(b) = src.next_block(&pool, block_rows)? {
+            for (d, c) in dict.iter_mut().zip(&b.columns) {
+                *d &= matches!(c, ColumnData::StringDict { .. });
+            }
             assert!(b.rows <= block_rows);
             bad += b.bad.count;
             first.extend(b.bad.first);
@@ -1251,12 +1346,21 @@ mod tests {
                             ColumnData::Strings { bytes, offsets, .. } => {
                                 V::S(bytes[offsets[i] as usize..offsets[i + 1] as usize].to_vec())
                             }
+                            ColumnData::StringDict {
+                                bytes,
+                                offsets,
+                                indices,
+                                ..
+                            } => {
+                                let e = indices[i] as usize;
+                                V::S(bytes[offsets[e] as usize..offsets[e + 1] as usize].to_vec())
+                            }
                         }
                     });
                 }
             }
         }
-        Ok((cols, bad, first))
+        Ok((cols, bad, first, dict))
     }
 
     fn col<'a>(cols: &'a [Vec<V>], schema: &Schema, name: &str) -> &'a [V] {
@@ -1466,7 +1570,7 @@ mod tests {
                 ColumnData::Fixed { keys, .. } => {
                     assert!(keys.iter().all(|&k| signed_from_key(k) == 15901))
                 }
-                ColumnData::Strings { .. } => panic!("EventDate is not a string"),
+                _ => panic!("EventDate is not a string"),
             }
             let time = &b.columns[s.index_of("EventTime").unwrap()];
             match time {
@@ -1475,7 +1579,7 @@ mod tests {
                     // 2013-07-14 20:00 .. 2013-07-15 20:00 UTC (EventDate is Moscow time).
                     (1373832000..1373918400).contains(&t)
                 })),
-                ColumnData::Strings { .. } => panic!("EventTime is not a string"),
+                _ => panic!("EventTime is not a string"),
             }
             assert!(src.next_block(&pool, 1000).unwrap().is_none());
         }
@@ -1554,6 +1658,118 @@ mod tests {
         )
         .unwrap();
         assert_eq!(got[0].len(), 10);
+    }
+
+    const STRING_FILES: [&str; 5] = [
+        "strings_dict.parquet",
+        "strings_dict_v2.parquet",
+        "strings_duckdb.parquet",
+        "duckdb.parquet",
+        "types_plain_v2.parquet",
+    ];
+
+    /// String columns read page by page (dictionaries kept) give the values
+    /// and bad rows of the `parquet` crate's value readers: dictionary pages
+    /// with NULLs, v1 and v2 pages, a fallback from dictionary to PLAIN
+    /// pages within a chunk, all-PLAIN chunks, blocks cut inside pages and
+    /// blocks spanning several row groups (each with its own dictionary).
+    #[test]
+    fn strings_read_by_pages_equal_the_value_readers() {
+        for file in STRING_FILES {
+            let all = parquet_schema(&data(file)).unwrap();
+            let strings: Vec<Field> = all
+                .fields
+                .iter()
+                .filter(|f| f.data_type == DataType::String)
+                .cloned()
+                .collect();
+            let not_null: Vec<Field> = strings
+                .iter()
+                .map(|f| Field::new(&f.name, f.data_type, false))
+                .collect();
+            for schema in [
+                Schema::new(strings).unwrap(),
+                Schema::new(not_null).unwrap(),
+            ] {
+                for block_rows in [1, 7, 500, 1000, 2048, 5000] {
+                    let read =
+                        |src: ParquetSource| read_all_blocks(src, &schema, block_rows).unwrap();
+                    let src = || {
+                        ParquetSource::new(vec![data(file), data(file)], schema.clone(), u64::MAX)
+                    };
+                    let (want, want_bad, want_first, _) = read(src().values_only());
+                    let (got, bad, first, dict) = read(src());
+                    let what = format!("{file} in blocks of {block_rows}, {schema:?}");
+                    assert_eq!(got, want, "{what}");
+                    assert_eq!((bad, first), (want_bad, want_first), "{what}");
+                    assert!(dict.iter().all(|&d| d), "{what}: {dict:?}");
+                }
+            }
+        }
+        // Spot checks against the generator (make_fixtures.py).
+        let s = parquet_schema(&data("strings_dict.parquet")).unwrap();
+        let (got, _, _) = read(&["strings_dict.parquet"], &s, 1000, 0).unwrap();
+        let c = |n| col(&got, &s, n);
+        for i in [0usize, 1, 7, 699, 700, 1234, 2999] {
+            let opt = |null: bool, v: String| if null { V::Null } else { V::S(v.into_bytes()) };
+            assert_eq!(
+                c("city")[i],
+                opt(i % 7 == 0, format!("c{}", i * 13 % 40)),
+                "{i}"
+            );
+            assert_eq!(
+                c("word")[i],
+                opt(i % 11 == 0, format!("w{}", i * 7919 % 2000)),
+                "{i}"
+            );
+            assert_eq!(c("tag")[i], V::S(["x", "", "yy"][i % 3].into()), "{i}");
+            let sparse = (1000..1100).contains(&i) || i % 500 == 0;
+            assert_eq!(c("sparse")[i], opt(!sparse, format!("s{}", i % 5)), "{i}");
+            let runs = if i % 4 == 0 {
+                String::new()
+            } else {
+                format!("r{}", i / 10)
+            };
+            assert_eq!(c("runs")[i], opt(i % 13 == 0, runs), "{i}");
+        }
+    }
+
+    /// The fixtures hold what the test above claims: `word` falls back from
+    /// dictionary to PLAIN pages within a chunk, and there are v2 pages.
+    #[test]
+    fn string_fixtures_mix_dictionary_and_plain_pages() {
+        use parquet::basic::Encoding;
+        use parquet::column::page::Page;
+        for (file, v2) in [
+            ("strings_dict.parquet", false),
+            ("strings_dict_v2.parquet", true),
+        ] {
+            let reader = open(&data(file)).unwrap();
+            let group = reader.get_row_group(0).unwrap();
+            let descr = reader.metadata().file_metadata().schema_descr_ptr();
+            let leaf = descr
+                .columns()
+                .iter()
+                .position(|c| c.name() == "word")
+                .unwrap();
+            let mut kinds = Vec::new();
+            let mut pages = group.get_column_page_reader(leaf).unwrap();
+            while let Some(page) = pages.get_next_page().unwrap() {
+                kinds.push(match page {
+                    Page::DictionaryPage { .. } => "dictionary",
+                    Page::DataPage { encoding, .. } | Page::DataPageV2 { encoding, .. } => {
+                        assert_eq!(matches!(page, Page::DataPageV2 { .. }), v2);
+                        if encoding == Encoding::PLAIN {
+                            "plain"
+                        } else {
+                            "indices"
+                        }
+                    }
+                });
+            }
+            kinds.dedup();
+            assert_eq!(kinds, ["dictionary", "indices", "plain"], "{file}");
+        }
     }
 
     #[test]

@@ -113,6 +113,46 @@ def main():
         ) TO 'duckdb.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1024)
         """
     )
+    # Strings for the dictionary-keeping page reader: see strings_table().
+    t = strings_table()
+    common = dict(
+        row_group_size=700, data_page_size=512, store_schema=False,
+        use_dictionary=["city", "word", "tag", "sparse"], dictionary_pagesize_limit=1024,
+        write_batch_size=64,
+    )
+    pq.write_table(t, "strings_dict.parquet", compression="snappy", **common)
+    pq.write_table(t, "strings_dict_v2.parquet", compression="zstd", data_page_version="2.0", **common)
+    con.execute(
+        """
+        COPY (
+            SELECT CASE WHEN i % 7 = 0 THEN NULL ELSE 'c' || (i * 13 % 40) END AS city,
+                   'w' || (i * 7919 % 2000) AS word
+            FROM range(0, 3000) t(i)
+        ) TO 'strings_duckdb.parquet' (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 1024)
+        """
+    )
+
+
+def strings_table():
+    """3000 rows, written in row groups of 700 and pages of about 512 bytes.
+
+    city: 40 values, every 7th row NULL; its dictionary fits the 1 KiB limit.
+    word: 2000 values; its dictionary outgrows the limit within each row
+          group, so the writer falls back to PLAIN pages midway; every 11th NULL.
+    tag: 3 values, no NULL. sparse: NULL but for rows 1000-1099 and every
+          500th. plain: no dictionary at all.
+    """
+    n = 3000
+    return pa.table(
+        {
+            "city": [None if i % 7 == 0 else f"c{i * 13 % 40}" for i in range(n)],
+            "word": [None if i % 11 == 0 else f"w{i * 7919 % 2000}" for i in range(n)],
+            "tag": [["x", "", "yy"][i % 3] for i in range(n)],
+            "sparse": [f"s{i % 5}" if 1000 <= i < 1100 or i % 500 == 0 else None for i in range(n)],
+            "plain": [f"p{i % 50}" for i in range(n)],
+            "runs": [None if i % 13 == 0 else "" if i % 4 == 0 else f"r{i // 10}" for i in range(n)],
+        }
+    )
 
 
 if __name__ == "__main__":
