@@ -24,6 +24,12 @@ pub struct CacheArgs {
     /// entries are removed past it [default: 10GiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub cache_size: Option<u64>,
+    /// Memory for data decoded from tables (decompressed sections, row
+    /// value indexes), kept for the next queries of this process; the least
+    /// recently used goes first past it (e.g. 4GiB; 0 keeps none)
+    /// [default: 1GiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_cache: Option<u64>,
 }
 
 impl CacheArgs {
@@ -37,6 +43,9 @@ impl CacheArgs {
         }
         if let Some(s) = self.cache_size {
             options = options.cache_limit(s);
+        }
+        if let Some(m) = self.memory_cache {
+            options = options.memory_cache(m);
         }
         options
     }

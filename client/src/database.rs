@@ -44,6 +44,11 @@ pub struct Options {
     /// Size limit of the cache in bytes; past it the least recently used
     /// entries are removed (default 10 GiB).
     pub cache_limit: u64,
+    /// Bytes of decoded table data (decompressed sections, row codes) kept
+    /// in memory for later queries; `None` keeps the current setting (1 GiB
+    /// unless changed). The limit is process-wide: see
+    /// [`strata_format::cache`].
+    pub memory_cache: Option<u64>,
 }
 
 impl Default for Options {
@@ -53,6 +58,7 @@ impl Default for Options {
             memory_limit: None,
             cache_dir: CacheDir::Default,
             cache_limit: crate::file_cache::DEFAULT_LIMIT,
+            memory_cache: None,
         }
     }
 }
@@ -90,6 +96,14 @@ impl Options {
     /// Sets the cache's size limit in bytes.
     pub fn cache_limit(mut self, bytes: u64) -> Options {
         self.cache_limit = bytes;
+        self
+    }
+
+    /// Sets the process-wide limit of decoded table data kept in memory for
+    /// later queries, in bytes (0 keeps none); applied when the database
+    /// opens.
+    pub fn memory_cache(mut self, bytes: u64) -> Options {
+        self.memory_cache = Some(bytes);
         self
     }
 
@@ -136,6 +150,9 @@ impl Database {
 
     /// Opens the database in directory `dir` with `options`.
     pub fn open_with(dir: impl AsRef<Path>, options: Options) -> Result<Database> {
+        if let Some(bytes) = options.memory_cache {
+            strata_format::cache::set_limit(usize::try_from(bytes).unwrap_or(usize::MAX));
+        }
         let dir = dir.as_ref().to_path_buf();
         let meta = std::fs::metadata(&dir).map_err(|source| Error::Io {
             context: format!("opening database {}", dir.display()),

@@ -295,6 +295,27 @@ fn a_result_over_the_memory_limit_is_an_error() {
 }
 
 #[test]
+fn the_memory_cache_size_changes_nothing_but_memory() {
+    let db = Db::new();
+    // Each statement twice, so the second run may use what the first decoded.
+    let sql = "SELECT name, COUNT(*) AS c FROM people GROUP BY name ORDER BY name;\n\
+               SELECT name, COUNT(*) AS c FROM people GROUP BY name ORDER BY name;\n\
+               SELECT id FROM people WHERE score > 1 AND name = 'Smith, Bob' ORDER BY id;\n\
+               SELECT id FROM people WHERE score > 1 AND name = 'Smith, Bob' ORDER BY id";
+    let mut outs = Vec::new();
+    for size in ["0", "1KB", "1GiB"] {
+        let out = ok(&db.query(&["--memory-cache", size, "--format", "csv", sql]));
+        outs.push(out);
+    }
+    assert!(outs.windows(2).all(|w| w[0] == w[1]), "{outs:?}");
+    let want = "name,c\nAnn,1\n\"Smith, Bob\",1\n,1\n";
+    assert_eq!(outs[0].matches(want).count(), 2, "{}", outs[0]);
+    assert_eq!(outs[0].matches("id\n2\n").count(), 2, "{}", outs[0]);
+    let e = fails(&db.query(&["--memory-cache", "plenty", sql]), 2);
+    assert!(e.contains("invalid size"), "{e}");
+}
+
+#[test]
 fn syntax_errors_point_at_the_position() {
     let db = Db::new();
     let e = fails(&db.query(&["SELECT id\nFROM people\nWHERE id = = 1"]), 1);
