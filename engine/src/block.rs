@@ -408,9 +408,10 @@ impl<'t> BlockCtx<'t> {
     /// to repeat, like the output columns of `SELECT * ... LIMIT`.
     fn codes_at_rows(&self, col: usize, rows: &[u32], may_cache: bool) -> Result<Vec<u32>> {
         let chunk = self.chunk(col)?;
-        if rows.len() >= (self.rows as usize) / 16
+        let many = rows.len() >= (self.rows as usize) / 16;
+        if many
             || (may_cache && chunk.row_codes_wanted())
-            || chunk.row_codes_ready()
+            || (!may_cache && chunk.row_codes_ready())
         {
             let codes = self.codes(col)?;
             return Ok(rows.iter().map(|&r| codes[r as usize]).collect());

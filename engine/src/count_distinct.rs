@@ -11,11 +11,10 @@ use rayon::prelude::*;
 use strata_format::Table;
 
 use crate::bind::{AggFunc, Query};
-use crate::block::{BlockCtx, Sel};
+use crate::block::Sel;
 use crate::error::Result;
-use crate::exec::{live_blocks, Plan};
+use crate::exec::{map_selected_blocks, Plan};
 use crate::expr::eval;
-use crate::filter::select;
 use crate::group_output::SlotInputs;
 use crate::result::{QueryResult, ResultColumn};
 use crate::value::{LType, Value, Vector};
@@ -48,32 +47,23 @@ pub fn run(plan: &Plan, table: &Table) -> Result<Option<QueryResult>> {
     let Some(col) = counted_column(q, table) else {
         return Ok(None);
     };
-    let lists: Vec<Vec<u128>> = live_blocks(plan, table)
-        .par_iter()
-        .map(|&b| {
-            plan.watch.check()?;
-            let ctx = BlockCtx::new(table, b);
-            let sel = select(&plan.pred, &ctx)?;
-            if sel == Sel::Empty {
-                return Ok(Vec::new());
-            }
-            let all = ctx.wide_keys(col)?;
-            let kept: Vec<u128> = if sel == Sel::All {
-                all
-            } else {
-                let (counts, _) = ctx.filtered_counts(col, &sel)?;
-                all.into_iter()
-                    .zip(counts)
-                    .filter(|&(_, n)| n > 0)
-                    .map(|(k, _)| k)
-                    .collect()
-            };
-            // The lists, and the merge's copies of them.
-            plan.budget
-                .charge(2 * 16 * kept.len() as u64, "the distinct values")?;
-            Ok(kept)
-        })
-        .collect::<Result<_>>()?;
+    let lists: Vec<Vec<u128>> = map_selected_blocks(plan, table, |ctx, sel| {
+        let all = ctx.wide_keys(col)?;
+        let kept: Vec<u128> = if *sel == Sel::All {
+            all
+        } else {
+            let (counts, _) = ctx.filtered_counts(col, sel)?;
+            all.into_iter()
+                .zip(counts)
+                .filter(|&(_, n)| n > 0)
+                .map(|(k, _)| k)
+                .collect()
+        };
+        // The lists, and the merge's copies of them.
+        plan.budget
+            .charge(2 * 16 * kept.len() as u64, "the distinct values")?;
+        Ok(kept)
+    })?;
     plan.watch.check()?;
     let n = union_size(&lists);
     let mut count = Vector::empty(LType::Int64, 1);

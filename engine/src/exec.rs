@@ -150,6 +150,28 @@ pub fn live_blocks(plan: &Plan, table: &Table) -> Vec<usize> {
         .collect()
 }
 
+/// `f` over every live block and its selected rows, blocks in parallel
+/// (each checking for interruption first); a block with no row selected
+/// gives `T::default()` without calling `f`.
+pub(crate) fn map_selected_blocks<T: Send + Default>(
+    plan: &Plan,
+    table: &Table,
+    f: impl Fn(&BlockCtx, &Sel) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    live_blocks(plan, table)
+        .par_iter()
+        .map(|&b| {
+            plan.watch.check()?;
+            let ctx = BlockCtx::new(table, b);
+            let sel = select(&plan.pred, &ctx)?;
+            if sel == Sel::Empty {
+                return Ok(T::default());
+            }
+            f(&ctx, &sel)
+        })
+        .collect()
+}
+
 /// Runs a plan.
 pub fn run(plan: &Plan, table: &Table) -> Result<QueryResult> {
     if let Some(r) = crate::count_distinct::run(plan, table)? {

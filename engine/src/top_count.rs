@@ -23,12 +23,11 @@ use rayon::prelude::*;
 use strata_format::Table;
 
 use crate::bind::{AggCall, AggFunc, Query};
-use crate::block::{BlockCtx, Sel};
 use crate::count_distinct::{key_ranges, merge_in_pairs};
 use crate::error::Result;
-use crate::exec::{live_blocks, plan_agg, run_agg, Plan};
+use crate::exec::{map_selected_blocks, plan_agg, run_agg, Plan};
 use crate::expr::{ExprKind, TExpr};
-use crate::filter::{select, Pred};
+use crate::filter::Pred;
 use crate::value::{LType, Value};
 
 /// At most this many candidate `K` values; past it the restriction would
@@ -104,30 +103,21 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
         return Ok(None);
     };
     // 1. Per block, K's values with selected rows and how many.
-    let per_block: Vec<(Counted, u64)> = live_blocks(plan, table)
-        .par_iter()
-        .map(|&b| {
-            plan.watch.check()?;
-            let ctx = BlockCtx::new(table, b);
-            let sel = select(&plan.pred, &ctx)?;
-            if sel == Sel::Empty {
-                return Ok((Counted::default(), 0));
+    let per_block: Vec<(Counted, u64)> = map_selected_blocks(plan, table, |ctx, sel| {
+        let keys = ctx.wide_keys(s.col)?;
+        let (counts, nulls) = ctx.filtered_counts(s.col, sel)?;
+        let mut c = Counted::default();
+        for (k, n) in keys.into_iter().zip(counts) {
+            if n > 0 {
+                c.keys.push(k);
+                c.counts.push(u64::from(n));
             }
-            let keys = ctx.wide_keys(s.col)?;
-            let (counts, nulls) = ctx.filtered_counts(s.col, &sel)?;
-            let mut c = Counted::default();
-            for (k, n) in keys.into_iter().zip(counts) {
-                if n > 0 {
-                    c.keys.push(k);
-                    c.counts.push(u64::from(n));
-                }
-            }
-            // The lists, and the merge's copies of them.
-            plan.budget
-                .charge(2 * 24 * c.keys.len() as u64, "the group-count bounds")?;
-            Ok((c, u64::from(nulls)))
-        })
-        .collect::<Result<_>>()?;
+        }
+        // The lists, and the merge's copies of them.
+        plan.budget
+            .charge(2 * 24 * c.keys.len() as u64, "the group-count bounds")?;
+        Ok((c, u64::from(nulls)))
+    })?;
     plan.watch.check()?;
     let null_rows: u64 = per_block.iter().map(|(_, n)| n).sum();
     let lists: Vec<Counted> = per_block.into_iter().map(|(c, _)| c).collect();
@@ -161,31 +151,30 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
         // Groups with a NULL K could make it; a value set cannot name them.
         return Ok(None);
     }
-    let beating: Vec<Vec<u128>> = merged
+    // Per range: the K values that can beat L, and their rows.
+    let beating: Vec<(Vec<u128>, u64)> = merged
         .par_iter()
         .map(|m| {
-            m.keys
-                .iter()
-                .zip(&m.counts)
-                .filter(|&(_, &n)| beats(n))
-                .map(|(&key, _)| key)
-                .take(MAX_CANDIDATES + 1)
-                .collect()
+            let mut keys = Vec::new();
+            let mut rows = 0;
+            for (&key, &n) in m.keys.iter().zip(&m.counts) {
+                if beats(n) && keys.len() <= MAX_CANDIDATES {
+                    keys.push(key);
+                    rows += n;
+                }
+            }
+            (keys, rows)
         })
         .collect();
-    if beating.iter().map(Vec::len).sum::<usize>() > MAX_CANDIDATES {
+    if beating.iter().map(|b| b.0.len()).sum::<usize>() > MAX_CANDIDATES {
         return Ok(None);
     }
-    let kept_rows: u64 = merged
-        .par_iter()
-        .map(|m| m.counts.iter().filter(|&&n| beats(n)).sum::<u64>())
-        .sum();
-    if kept_rows > rows / 2 {
+    if beating.iter().map(|b| b.1).sum::<u64>() > rows / 2 {
         // Most rows stay: the restriction would save little.
         return Ok(None);
     }
     let mut keep = top_keys;
-    keep.extend(beating.into_iter().flatten());
+    keep.extend(beating.into_iter().flat_map(|b| b.0));
     keep.sort_unstable();
     keep.dedup();
     Ok(Some(Pred::value_set(s.col, s.is_str, keep)))

@@ -505,7 +505,8 @@ impl ColumnChunk {
     /// query reading a few rows of many columns once (`SELECT * ... LIMIT`)
     /// thus does not fill the cache.
     pub fn row_codes_wanted(&self) -> bool {
-        self.row_codes_ready() || cache::second_request(self.cache_key(cache::CODES_SLOT))
+        // A cached entry also counts as asked for before.
+        self.codes.get().is_some() || cache::second_request(self.cache_key(cache::CODES_SLOT))
     }
 
     /// Whether [`ColumnChunk::row_codes`] answers without decoding (the codes
