@@ -6,15 +6,26 @@ use crate::error::{FormatError, Result};
 ///
 /// Fixed-width types are given as order-preserving keys (see
 /// [`crate::types`]); strings as one byte buffer with offsets. A row that is
-/// NULL has `nulls[row] == true`; its key or string is ignored. Strings may
-/// also come dictionary-coded ([`ColumnData::StringDict`]), as Parquet stores
-/// them: the encoder then deduplicates per entry instead of per row.
+/// NULL has `nulls[row] == true`; its key or string is ignored. Keys and
+/// strings may also come dictionary-coded ([`ColumnData::FixedDict`],
+/// [`ColumnData::StringDict`]), as Parquet stores them: the encoder then
+/// sorts or hashes each entry once instead of each row.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ColumnData {
     /// Keys of a fixed-width column.
     Fixed {
         /// One key per row.
         keys: Vec<u64>,
+        /// `Some` with one flag per row if any row may be NULL.
+        nulls: Option<Vec<bool>>,
+    },
+    /// Keys of a fixed-width column as entries and one entry index per
+    /// row. Entries may repeat and need not all be used.
+    FixedDict {
+        /// The entries' keys.
+        entries: Vec<u64>,
+        /// One entry index per row (any value for a NULL row).
+        indices: Vec<u32>,
         /// `Some` with one flag per row if any row may be NULL.
         nulls: Option<Vec<bool>>,
     },
@@ -74,7 +85,9 @@ impl ColumnData {
         match self {
             ColumnData::Fixed { keys, .. } => keys.len(),
             ColumnData::Strings { offsets, .. } => offsets.len().saturating_sub(1),
-            ColumnData::StringDict { indices, .. } => indices.len(),
+            ColumnData::FixedDict { indices, .. } | ColumnData::StringDict { indices, .. } => {
+                indices.len()
+            }
         }
     }
 
@@ -88,6 +101,18 @@ impl ColumnData {
         match self {
             ColumnData::Fixed { keys, nulls } => {
                 keys.push(key);
+                if let Some(n) = nulls {
+                    n.push(false);
+                }
+                Ok(())
+            }
+            ColumnData::FixedDict {
+                entries,
+                indices,
+                nulls,
+            } => {
+                indices.push(entry_index(entries.len())?);
+                entries.push(key);
                 if let Some(n) = nulls {
                     n.push(false);
                 }
@@ -128,9 +153,9 @@ impl ColumnData {
                 }
                 Ok(())
             }
-            ColumnData::Fixed { .. } => Err(FormatError::InvalidInput(
-                "a string pushed to a fixed-width column".into(),
-            )),
+            ColumnData::Fixed { .. } | ColumnData::FixedDict { .. } => Err(
+                FormatError::InvalidInput("a string pushed to a fixed-width column".into()),
+            ),
         }
     }
 
@@ -150,7 +175,8 @@ impl ColumnData {
                 offsets.push(bytes.len() as u64);
                 nulls.get_or_insert_with(|| vec![false; len]).push(true);
             }
-            ColumnData::StringDict { indices, nulls, .. } => {
+            ColumnData::FixedDict { indices, nulls, .. }
+            | ColumnData::StringDict { indices, nulls, .. } => {
                 indices.push(0);
                 nulls.get_or_insert_with(|| vec![false; len]).push(true);
             }
@@ -161,6 +187,7 @@ impl ColumnData {
     pub fn is_null(&self, i: usize) -> bool {
         let nulls = match self {
             ColumnData::Fixed { nulls, .. }
+            | ColumnData::FixedDict { nulls, .. }
             | ColumnData::Strings { nulls, .. }
             | ColumnData::StringDict { nulls, .. } => nulls,
         };
@@ -171,7 +198,8 @@ impl ColumnData {
 
     /// Appends the rows of `other`, a column of the same kind, after this
     /// one's (moving `other` in when this one is empty). Plain and
-    /// dictionary-coded strings mix: the result is dictionary-coded.
+    /// dictionary-coded strings mix: the result is dictionary-coded. Plain
+    /// and dictionary-coded keys mix too: the result is plain.
     pub fn append(&mut self, other: ColumnData) -> Result<()> {
         if self.is_empty() {
             *self = other;
@@ -183,6 +211,11 @@ impl ColumnData {
                 *self = std::mem::replace(self, ColumnData::new_fixed()).into_dict()?;
                 o
             }
+            (ColumnData::Fixed { .. }, o @ ColumnData::FixedDict { .. }) => o.into_plain_keys(),
+            (ColumnData::FixedDict { .. }, o @ ColumnData::Fixed { .. }) => {
+                *self = std::mem::replace(self, ColumnData::new_fixed()).into_plain_keys();
+                o
+            }
             (_, o) => o,
         };
         let len = self.len();
@@ -190,6 +223,24 @@ impl ColumnData {
         let (mine, theirs) = match (self, other) {
             (ColumnData::Fixed { keys, nulls }, ColumnData::Fixed { keys: k, nulls: n }) => {
                 keys.extend_from_slice(&k);
+                (nulls, n)
+            }
+            (
+                ColumnData::FixedDict {
+                    entries,
+                    indices,
+                    nulls,
+                },
+                ColumnData::FixedDict {
+                    entries: e,
+                    indices: i,
+                    nulls: n,
+                },
+            ) => {
+                let first = entry_index(entries.len())?;
+                entry_index(entries.len() + e.len())?;
+                entries.extend_from_slice(&e);
+                indices.extend(i.iter().map(|&x| x.wrapping_add(first)));
                 (nulls, n)
             }
             (
@@ -270,9 +321,28 @@ impl ColumnData {
             other => other,
         })
     }
+
+    /// Dictionary-coded keys as plain ones; other columns unchanged. (An
+    /// index past the entries, only possible in a NULL row, gives key 0.)
+    fn into_plain_keys(self) -> ColumnData {
+        match self {
+            ColumnData::FixedDict {
+                entries,
+                indices,
+                nulls,
+            } => ColumnData::Fixed {
+                keys: indices
+                    .iter()
+                    .map(|&i| entries.get(i as usize).copied().unwrap_or(0))
+                    .collect(),
+                nulls,
+            },
+            other => other,
+        }
+    }
 }
 
-/// An entry count or index as the `u32` a [`ColumnData::StringDict`] holds.
+/// An entry count or index as the `u32` a dictionary-coded column holds.
 fn entry_index(n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| {
         FormatError::InvalidInput(format!(
@@ -352,7 +422,9 @@ mod tests {
                         let e = indices[r] as usize;
                         bytes[offsets[e] as usize..offsets[e + 1] as usize].to_vec()
                     }
-                    ColumnData::Fixed { .. } => panic!("not strings"),
+                    ColumnData::Fixed { .. } | ColumnData::FixedDict { .. } => {
+                        panic!("not strings")
+                    }
                 })
             })
             .collect()
@@ -392,5 +464,59 @@ mod tests {
         let mut keys = ColumnData::new_fixed();
         keys.push_key(1).unwrap();
         assert!(b.append(keys).is_err());
+    }
+
+    /// The keys of a fixed-width column's rows, whatever its kind.
+    fn keys(c: &ColumnData) -> Vec<Option<u64>> {
+        (0..c.len())
+            .map(|r| {
+                (!c.is_null(r)).then(|| match c {
+                    ColumnData::Fixed { keys, .. } => keys[r],
+                    ColumnData::FixedDict {
+                        entries, indices, ..
+                    } => entries[indices[r] as usize],
+                    _ => panic!("not keys"),
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn dictionary_coded_keys_append_to_each_other_and_to_plain_ones() {
+        // Entries 7, 9, 7 (a repeat), 5 (unused); rows 9, NULL, 7, 7.
+        let dict = || ColumnData::FixedDict {
+            entries: vec![7, 9, 7, 5],
+            indices: vec![1, 0, 2, 0],
+            nulls: Some(vec![false, true, false, false]),
+        };
+        let dict_rows = keys(&dict());
+        assert_eq!(dict_rows, [Some(9), None, Some(7), Some(7)]);
+
+        let mut a = dict();
+        a.append(dict()).unwrap();
+        a.push_key(3).unwrap();
+        a.push_null();
+        assert!(matches!(a, ColumnData::FixedDict { .. }));
+        let mut want = dict_rows.clone();
+        want.extend(dict_rows.iter().copied());
+        want.extend([Some(3), None]);
+        assert_eq!(keys(&a), want);
+
+        let mut plain = ColumnData::new_fixed();
+        plain.push_key(1).unwrap();
+        let mut b = plain.clone();
+        b.append(dict()).unwrap();
+        assert!(matches!(b, ColumnData::Fixed { .. }));
+        let mut want = vec![Some(1)];
+        want.extend(dict_rows.iter().copied());
+        assert_eq!(keys(&b), want);
+
+        let mut c = dict();
+        c.append(plain).unwrap();
+        let mut want = dict_rows.clone();
+        want.push(Some(1));
+        assert_eq!(keys(&c), want);
+        assert!(c.push_str(b"x").is_err());
+        assert!(c.append(strings(&[Some("x")])).is_err());
     }
 }

@@ -94,6 +94,14 @@ pub fn encode_block_rows(
                 encode_fixed(&mut out, keys, nulls.as_deref(), rows as u32)
             }
             (
+                ColumnData::FixedDict {
+                    entries,
+                    indices,
+                    nulls,
+                },
+                false,
+            ) => encode_fixed_dict(&mut out, entries, indices, nulls.as_deref())?,
+            (
                 ColumnData::Strings {
                     bytes,
                     offsets,
@@ -305,19 +313,89 @@ fn encode_fixed(out: &mut BlockBuf, keys: &[u64], nulls: Option<&[bool]>, rows: 
     } else {
         sort_fixed(keys, &is_null, min, max - min)
     };
-    if present > 0 {
+    write_fixed(out, &mut chunk, min, &offsets, &grouped, &null_rows);
+    chunk
+}
+
+/// Writes a fixed-width chunk's sections: `offsets` are its distinct keys
+/// minus `min`, ascending, and `grouped` their rows.
+fn write_fixed(
+    out: &mut BlockBuf,
+    chunk: &mut ChunkMeta,
+    min: u64,
+    offsets: &[u64],
+    grouped: &Grouped,
+    null_rows: &[u32],
+) {
+    if let Some(&range) = offsets.last() {
         chunk.min = U64::new(min);
-        chunk.max = U64::new(max);
-        let width = packed::width_for(max - min);
+        chunk.max = U64::new(min + range);
+        let width = packed::width_for(range);
         chunk.value_width = width;
         let mut values = Vec::with_capacity(offsets.len() * width as usize);
-        for &o in &offsets {
+        for &o in offsets {
             packed::put(&mut values, o, width);
         }
         chunk.sections[Section::Values as usize] = out.section(Section::Values, &values);
     }
-    encode_row_sections(out, &mut chunk, &grouped, &null_rows);
-    chunk
+    encode_row_sections(out, chunk, grouped, null_rows);
+}
+
+/// Encodes dictionary-coded keys: the entries the rows use are sorted
+/// (equal keys merged), then each row's code is its entry's rank; no pass
+/// over the rows compares keys.
+fn encode_fixed_dict(
+    out: &mut BlockBuf,
+    entries: &[u64],
+    indices: &[u32],
+    nulls: Option<&[bool]>,
+) -> Result<ChunkMeta> {
+    let mut chunk = empty_chunk();
+    let is_null = |r: usize| nulls.is_some_and(|n| n.get(r).copied().unwrap_or(false));
+    // Which entries are used, in first-seen order.
+    let mut rank = vec![u32::MAX; entries.len()];
+    let mut used: Vec<u32> = Vec::new();
+    let mut null_rows = Vec::new();
+    for (r, &e) in indices.iter().enumerate() {
+        if is_null(r) {
+            null_rows.push(r as u32);
+            continue;
+        }
+        let Some(slot) = rank.get_mut(e as usize) else {
+            return Err(FormatError::InvalidInput(format!(
+                "row {r} refers to dictionary entry {e} of {}",
+                entries.len()
+            )));
+        };
+        if *slot == u32::MAX {
+            *slot = 0;
+            used.push(e);
+        }
+    }
+    used.sort_unstable_by_key(|&e| entries[e as usize]);
+    let min = used.first().map_or(0, |&e| entries[e as usize]);
+    let mut offsets: Vec<u64> = Vec::with_capacity(used.len());
+    for &e in &used {
+        let o = entries[e as usize] - min;
+        if offsets.last() != Some(&o) {
+            offsets.push(o);
+        }
+        rank[e as usize] = offsets.len() as u32 - 1;
+    }
+    let codes: Vec<u32> = indices
+        .iter()
+        .enumerate()
+        .map(|(r, &e)| {
+            if is_null(r) {
+                u32::MAX
+            } else {
+                rank[e as usize]
+            }
+        })
+        .collect();
+    let grouped = group_by_code(&codes, offsets.len());
+    write_fixed(out, &mut chunk, min, &offsets, &grouped, &null_rows);
+    Ok(chunk)
 }
 
 /// Sorts the non-NULL rows by key; returns the distinct `key - min` offsets and
@@ -670,6 +748,57 @@ mod tests {
         assert_eq!(a.bytes, b.bytes);
         assert_eq!(a.chunks[0].distinct.get(), 3);
         assert_eq!(a.chunks[0].as_bytes(), b.chunks[0].as_bytes());
+    }
+
+    /// Dictionary-coded keys (repeated, unused and equal entries, NULLs, an
+    /// out-of-range index under a NULL) encode to the same bytes as the same
+    /// rows given plainly, for small and wide value ranges.
+    #[test]
+    fn dictionary_coded_keys_encode_like_plain_ones() {
+        let schema = Schema::new(vec![Field::new("k", DataType::Int64, true)]).unwrap();
+        for entries in [
+            vec![40u64, 3, 40, 1 << 50, 17, 3],
+            (0..5000u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect(),
+        ] {
+            let rows = 7000u32;
+            let n = entries.len() as u32;
+            let indices: Vec<u32> = (0..rows)
+                .map(|r| {
+                    if r % 11 == 5 {
+                        n + 3
+                    } else {
+                        (r * 7 + r / 5) % (n - 1)
+                    }
+                })
+                .collect();
+            let nulls: Vec<bool> = (0..rows).map(|r| r % 11 == 5).collect();
+            let mut plain = ColumnData::new_fixed();
+            for (r, &e) in indices.iter().enumerate() {
+                if nulls[r] {
+                    plain.push_null();
+                } else {
+                    plain.push_key(entries[e as usize]).unwrap();
+                }
+            }
+            let dict = ColumnData::FixedDict {
+                entries,
+                indices,
+                nulls: Some(nulls),
+            };
+            let a = encode_block(&schema, vec![plain]).unwrap();
+            let b = encode_block(&schema, vec![dict]).unwrap();
+            assert_eq!(a.bytes, b.bytes);
+            assert_eq!(a.chunks[0].as_bytes(), b.chunks[0].as_bytes());
+        }
+        let bad = ColumnData::FixedDict {
+            entries: vec![1],
+            indices: vec![0, 1],
+            nulls: None,
+        };
+        let e = encode_block(&schema, vec![bad]).unwrap_err();
+        assert!(e.to_string().contains("entry 1"), "{e}");
     }
 
     #[test]

@@ -31,7 +31,7 @@ use strata_format::types::{bool_key, float_key, signed_key};
 use strata_format::{ColumnData, DataType, Field, Schema};
 
 use crate::error::{IngestError, Position, Result, RowError};
-use pages::{DictChunk, DictPiece};
+use pages::{DictChunk, DictPiece, ValueKind};
 
 mod hybrid;
 mod pages;
@@ -296,9 +296,10 @@ struct ColumnPlan {
     source: Source,
     target: Field,
     max_def: i16,
-    /// Byte arrays to strings: chunks whose encodings allow it are read
-    /// page by page, keeping their dictionaries (see [`pages`]).
-    by_pages: bool,
+    /// Byte arrays to strings and integers to keys: chunks whose encodings
+    /// allow it are read page by page, keeping their dictionaries (see
+    /// [`pages`]).
+    by_pages: Option<ValueKind>,
 }
 
 /// How one column chunk of a row group is read.
@@ -471,10 +472,11 @@ impl ParquetSource {
                 source,
                 target: f.clone(),
                 max_def: c.max_def_level(),
-                by_pages: self.by_pages
-                    && source == Source::Bytes
-                    && f.data_type == DataType::String
-                    && c.physical_type() == Physical::BYTE_ARRAY,
+                by_pages: if self.by_pages {
+                    page_kind(source, f.data_type, c.physical_type())
+                } else {
+                    None
+                },
             });
         }
         let total_rows = u64::try_from(reader.metadata().file_metadata().num_rows()).unwrap_or(0);
@@ -521,10 +523,14 @@ impl ParquetSource {
                 .iter()
                 .map(|c| {
                     let chunk = group.metadata().column(c.leaf);
-                    let reader = if c.by_pages && pages::supported(chunk.encodings()) {
-                        group
-                            .get_column_page_reader(c.leaf)
-                            .map(|p| ChunkReader::Pages(Box::new(DictChunk::new(p, c.max_def))))
+                    let by_pages = c
+                        .by_pages
+                        .as_ref()
+                        .filter(|_| pages::supported(chunk.encodings()));
+                    let reader = if let Some(kind) = by_pages {
+                        group.get_column_page_reader(c.leaf).map(|p| {
+                            ChunkReader::Pages(Box::new(DictChunk::new(p, kind.clone(), c.max_def)))
+                        })
                     } else {
                         group
                             .get_column_reader(c.leaf)
@@ -745,8 +751,45 @@ fn read_column(
     .map_err(|e| format!("column {}: {e}", c.target.name))
 }
 
-/// [`read_column`] for a chunk read page by page: strings that need no
-/// conversion, so the only bad values are NULLs in a NOT NULL column.
+/// How a Parquet column may be read page by page, keeping its dictionary:
+/// byte arrays into a string column as they are, and integers (converted
+/// entry by entry) into any other column they convert to.
+fn page_kind(source: Source, target: DataType, physical: Physical) -> Option<ValueKind> {
+    let width = match physical {
+        Physical::BYTE_ARRAY if source == Source::Bytes && target == DataType::String => {
+            return Some(ValueKind::Bytes)
+        }
+        Physical::INT32 => 4,
+        Physical::INT64 => 8,
+        _ => return None,
+    };
+    let unsigned = matches!(source, Source::Int { unsigned: true });
+    let ints = matches!(
+        source,
+        Source::Int { .. } | Source::Date | Source::Timestamp { .. } | Source::Decimal { .. }
+    );
+    if !ints || target == DataType::String || !convertible(source, target) {
+        return None;
+    }
+    let key = move |raw: i64| -> std::result::Result<u64, String> {
+        let wide = match (unsigned, width) {
+            (true, 4) => i128::from(raw as i32 as u32),
+            (true, _) => i128::from(raw as u64),
+            (false, _) => i128::from(raw),
+        };
+        match convert_int(target, source, wide, false)? {
+            Out::Key(k) => Ok(k),
+            Out::Str(_) => Err(format!("an integer cannot be stored as {target}")),
+        }
+    };
+    Some(ValueKind::Ints {
+        width,
+        key: Arc::new(key),
+    })
+}
+
+/// [`read_column`] for a chunk read page by page: the bad values are NULLs
+/// in a NOT NULL column and integers that did not convert.
 fn read_column_pages(
     c: &ColumnPlan,
     reader: &mut DictChunk,
@@ -756,20 +799,26 @@ fn read_column_pages(
 ) -> std::result::Result<Vec<BadValue>, String> {
     let mut piece = DictPiece::new(take);
     reader.take(take, &mut piece)?;
-    let bad = if c.target.nullable {
-        Vec::new()
-    } else {
-        piece
-            .null_rows()
-            .map(|r| BadValue {
-                row: block_row + r,
-                column: c.target.name.clone(),
-                value: None,
-                message: "NULL in a NOT NULL column".to_string(),
-            })
-            .collect()
+    let bad_value = |r: usize, message: &str| BadValue {
+        row: block_row + r,
+        column: c.target.name.clone(),
+        value: None,
+        message: message.to_string(),
     };
-    out.append(piece.into_column()).map_err(|e| e.to_string())?;
+    let mut bad: Vec<BadValue> = piece
+        .bad_rows()
+        .into_iter()
+        .map(|(r, m)| bad_value(r, m))
+        .collect();
+    if !c.target.nullable {
+        bad.extend(
+            piece
+                .null_rows()
+                .map(|r| bad_value(r, "NULL in a NOT NULL column")),
+        );
+    }
+    out.append(piece.into_column(reader.kind()))
+        .map_err(|e| e.to_string())?;
     Ok(bad)
 }
 
@@ -1102,92 +1151,105 @@ impl Converter<'_> {
     }
 
     fn convert_int(&self, v: i128, from_bool: bool) -> std::result::Result<Out<'static>, String> {
-        use DataType as D;
-        let t = self.target;
-        let range = |min: i128, max: i128| {
-            if v < min || v > max {
-                Err(format!("{v} is out of range for {t}"))
-            } else {
-                Ok(v)
-            }
-        };
-        let key = match t {
-            D::Bool => {
-                if from_bool || v == 0 || v == 1 {
-                    bool_key(v != 0)
-                } else {
-                    return Err(format!("{v} is not a BOOLEAN"));
-                }
-            }
-            D::Int8 => signed_key(range(i8::MIN as i128, i8::MAX as i128)? as i64),
-            D::Int16 => signed_key(range(i16::MIN as i128, i16::MAX as i128)? as i64),
-            D::Int32 => signed_key(range(i32::MIN as i128, i32::MAX as i128)? as i64),
-            D::Int64 => signed_key(range(i64::MIN as i128, i64::MAX as i128)? as i64),
-            D::UInt8 => range(0, u8::MAX as i128)? as u64,
-            D::UInt16 => range(0, u16::MAX as i128)? as u64,
-            D::UInt32 => range(0, u32::MAX as i128)? as u64,
-            D::UInt64 => range(0, u64::MAX as i128)? as u64,
-            D::Float32 => float_key(self.scaled_float(v) as f32 as f64),
-            D::Float64 => float_key(self.scaled_float(v)),
-            D::Date => signed_key(range(i32::MIN as i128, i32::MAX as i128)? as i64),
-            D::Timestamp => {
-                let secs = match self.source {
-                    Source::Timestamp { per_second } => v.div_euclid(per_second as i128),
-                    Source::Date => v * 86_400,
-                    _ => v,
-                };
-                if secs < i64::MIN as i128 || secs > i64::MAX as i128 {
-                    return Err(format!("{v} is out of range for TIMESTAMP"));
-                }
-                signed_key(secs as i64)
-            }
-            D::Decimal { precision, scale } => {
-                let from_scale = match self.source {
-                    Source::Decimal { scale, .. } => scale,
-                    _ => 0,
-                };
-                let to = scale as u32;
-                let scaled = if to >= from_scale {
-                    v.checked_mul(pow10(to - from_scale))
-                } else {
-                    let d = pow10(from_scale - to);
-                    if v % d != 0 {
-                        return Err(format!(
-                            "{} has more than {to} decimal places",
-                            decimal_text(v, from_scale)
-                        ));
-                    }
-                    Some(v / d)
-                };
-                match scaled {
-                    Some(s) if s.abs() < pow10(precision as u32) => signed_key(s as i64),
-                    _ => {
-                        return Err(format!(
-                            "{} is out of range for {t}",
-                            decimal_text(v, from_scale)
-                        ))
-                    }
-                }
-            }
-            D::String => {
-                let text = match self.source {
-                    Source::Decimal { scale, .. } => decimal_text(v, scale),
-                    _ if from_bool => (v != 0).to_string(),
-                    _ => v.to_string(),
-                };
-                return Ok(Out::Str(text.into_bytes().into()));
-            }
-        };
-        Ok(Out::Key(key))
+        convert_int(self.target, self.source, v, from_bool)
     }
+}
 
-    fn scaled_float(&self, v: i128) -> f64 {
-        match self.source {
-            Source::Decimal { scale, .. } => v as f64 / pow10(scale) as f64,
-            _ => v as f64,
+/// Converts an integer (from a column of `source` values) to `t`: a key,
+/// or text for a string column; `from_bool` when it was a boolean.
+fn convert_int(
+    t: DataType,
+    source: Source,
+    v: i128,
+    from_bool: bool,
+) -> std::result::Result<Out<'static>, String> {
+    use DataType as D;
+    let range = |min: i128, max: i128| {
+        if v < min || v > max {
+            Err(format!("{v} is out of range for {t}"))
+        } else {
+            Ok(v)
         }
-    }
+    };
+    let key = match t {
+        D::Bool => {
+            if from_bool || v == 0 || v == 1 {
+                bool_key(v != 0)
+            } else {
+                return Err(format!("{v} is not a BOOLEAN"));
+            }
+        }
+        D::Int8 => signed_key(range(i8::MIN as i128, i8::MAX as i128)? as i64),
+        D::Int16 => signed_key(range(i16::MIN as i128, i16::MAX as i128)? as i64),
+        D::Int32 => signed_key(range(i32::MIN as i128, i32::MAX as i128)? as i64),
+        D::Int64 => signed_key(range(i64::MIN as i128, i64::MAX as i128)? as i64),
+        D::UInt8 => range(0, u8::MAX as i128)? as u64,
+        D::UInt16 => range(0, u16::MAX as i128)? as u64,
+        D::UInt32 => range(0, u32::MAX as i128)? as u64,
+        D::UInt64 => range(0, u64::MAX as i128)? as u64,
+        D::Float32 => float_key(scaled_float(source, v) as f32 as f64),
+        D::Float64 => float_key(scaled_float(source, v)),
+        D::Date => signed_key(range(i32::MIN as i128, i32::MAX as i128)? as i64),
+        D::Timestamp => {
+            let secs = match source {
+                Source::Timestamp { per_second } => v.div_euclid(per_second as i128),
+                Source::Date => v * 86_400,
+                _ => v,
+            };
+            if secs < i64::MIN as i128 || secs > i64::MAX as i128 {
+                return Err(format!("{v} is out of range for TIMESTAMP"));
+            }
+            signed_key(secs as i64)
+        }
+        D::Decimal { precision, scale } => {
+            let from_scale = match source {
+                Source::Decimal { scale, .. } => scale,
+                _ => 0,
+            };
+            let to = scale as u32;
+            let scaled = if to >= from_scale {
+                v.checked_mul(pow10(to - from_scale))
+            } else {
+                let d = pow10(from_scale - to);
+                if v % d != 0 {
+                    return Err(format!(
+                        "{} has more than {to} decimal places",
+                        decimal_text(v, from_scale)
+                    ));
+                }
+                Some(v / d)
+            };
+            match scaled {
+                Some(s) if s.abs() < pow10(precision as u32) => signed_key(s as i64),
+                _ => {
+                    return Err(format!(
+                        "{} is out of range for {t}",
+                        decimal_text(v, from_scale)
+                    ))
+                }
+            }
+        }
+        D::String => {
+            let text = match source {
+                Source::Decimal { scale, .. } => decimal_text(v, scale),
+                _ if from_bool => (v != 0).to_string(),
+                _ => v.to_string(),
+            };
+            return Ok(Out::Str(text.into_bytes().into()));
+        }
+    };
+    Ok(Out::Key(key))
+}
 
+/// An integer as a float, scaled for a decimal source.
+fn scaled_float(source: Source, v: i128) -> f64 {
+    match source {
+        Source::Decimal { scale, .. } => v as f64 / pow10(scale) as f64,
+        _ => v as f64,
+    }
+}
+
+impl Converter<'_> {
     fn convert_float(&self, v: f64) -> std::result::Result<Out<'static>, String> {
         match self.target {
             DataType::Float32 => Ok(Out::Key(float_key(v as f32 as f64))),
@@ -1258,7 +1320,8 @@ fn drop_rows(col: &mut ColumnData, drop: &[usize]) {
             *offsets = new_offsets;
             retain_nulls(nulls);
         }
-        ColumnData::StringDict { indices, nulls, .. } => {
+        ColumnData::FixedDict { indices, nulls, .. }
+        | ColumnData::StringDict { indices, nulls, .. } => {
             let mut i = 0;
             indices.retain(|_| {
                 i += 1;
@@ -1330,7 +1393,10 @@ mod tests {
         let (mut bad, mut first) = (0, Vec::new());
         while let Some(b) = src.next_block(&pool, block_rows)? {
             for (d, c) in dict.iter_mut().zip(&b.columns) {
-                *d &= matches!(c, ColumnData::StringDict { .. });
+                *d &= matches!(
+                    c,
+                    ColumnData::StringDict { .. } | ColumnData::FixedDict { .. }
+                );
             }
             assert!(b.rows <= block_rows);
             bad += b.bad.count;
@@ -1343,6 +1409,9 @@ mod tests {
                     } else {
                         match c {
                             ColumnData::Fixed { keys, .. } => V::K(keys[i]),
+                            ColumnData::FixedDict {
+                                entries, indices, ..
+                            } => V::K(entries[indices[i] as usize]),
                             ColumnData::Strings { bytes, offsets, .. } => {
                                 V::S(bytes[offsets[i] as usize..offsets[i + 1] as usize].to_vec())
                             }
@@ -1565,20 +1634,26 @@ mod tests {
             let b = src.next_block(&pool, 1000).unwrap().unwrap();
             assert_eq!(b.rows, 10);
             assert_eq!(b.bad.count, 0);
-            let date = &b.columns[s.index_of("EventDate").unwrap()];
-            match date {
-                ColumnData::Fixed { keys, .. } => {
-                    assert!(keys.iter().all(|&k| signed_from_key(k) == 15901))
+            let keys = |c: &ColumnData| -> Vec<u64> {
+                match c {
+                    ColumnData::Fixed { keys, .. } => keys.clone(),
+                    ColumnData::FixedDict {
+                        entries, indices, ..
+                    } => indices.iter().map(|&i| entries[i as usize]).collect(),
+                    _ => panic!("not a fixed-width column"),
                 }
-                _ => panic!("EventDate is not a string"),
-            }
+            };
+            let date = keys(&b.columns[s.index_of("EventDate").unwrap()]);
+            assert!(date.iter().all(|&k| signed_from_key(k) == 15901));
             let time = &b.columns[s.index_of("EventTime").unwrap()];
             match time {
-                ColumnData::Fixed { keys, .. } => assert!(keys.iter().all(|&k| {
-                    let t = signed_from_key(k);
-                    // 2013-07-14 20:00 .. 2013-07-15 20:00 UTC (EventDate is Moscow time).
-                    (1373832000..1373918400).contains(&t)
-                })),
+                ColumnData::Fixed { .. } | ColumnData::FixedDict { .. } => {
+                    assert!(keys(time).iter().all(|&k| {
+                        let t = signed_from_key(k);
+                        // 2013-07-14 20:00 .. 2013-07-15 20:00 UTC (EventDate is Moscow time).
+                        (1373832000..1373918400).contains(&t)
+                    }))
+                }
                 _ => panic!("EventTime is not a string"),
             }
             assert!(src.next_block(&pool, 1000).unwrap().is_none());
@@ -1668,29 +1743,59 @@ mod tests {
         "types_plain_v2.parquet",
     ];
 
-    /// String columns read page by page (dictionaries kept) give the values
-    /// and bad rows of the `parquet` crate's value readers: dictionary pages
-    /// with NULLs, v1 and v2 pages, a fallback from dictionary to PLAIN
-    /// pages within a chunk, all-PLAIN chunks, blocks cut inside pages and
-    /// blocks spanning several row groups (each with its own dictionary).
+    /// String and integer columns read page by page (dictionaries kept)
+    /// give the values and bad rows of the `parquet` crate's value readers:
+    /// dictionary pages with NULLs, v1 and v2 pages, a fallback from
+    /// dictionary to PLAIN pages within a chunk, all-PLAIN chunks, blocks
+    /// cut inside pages and blocks spanning several row groups (each with
+    /// its own dictionary); integers converted to narrower integers (some
+    /// out of range), timestamps, floats and decimals.
     #[test]
-    fn strings_read_by_pages_equal_the_value_readers() {
+    fn columns_read_by_pages_equal_the_value_readers() {
+        use DataType as D;
+        let retype = |fields: &[Field], to: &dyn Fn(DataType) -> DataType| {
+            let fields = fields
+                .iter()
+                .map(|f| Field::new(&f.name, to(f.data_type), f.nullable))
+                .collect();
+            Schema::new(fields).unwrap()
+        };
         for file in STRING_FILES {
             let all = parquet_schema(&data(file)).unwrap();
-            let strings: Vec<Field> = all
+            let fields: Vec<Field> = all
                 .fields
                 .iter()
-                .filter(|f| f.data_type == DataType::String)
+                .filter(|f| {
+                    f.data_type == D::String
+                        || f.data_type.is_integer()
+                        || matches!(f.data_type, D::Date | D::Timestamp | D::Decimal { .. })
+                })
                 .cloned()
                 .collect();
-            let not_null: Vec<Field> = strings
+            let not_null: Vec<Field> = fields
                 .iter()
                 .map(|f| Field::new(&f.name, f.data_type, false))
                 .collect();
-            for schema in [
-                Schema::new(strings).unwrap(),
+            let int = |t: DataType, to: DataType| if t.is_integer() { to } else { t };
+            let date = |t: DataType| if t == D::Date { D::Timestamp } else { t };
+            let schemas = [
+                Schema::new(fields.clone()).unwrap(),
                 Schema::new(not_null).unwrap(),
-            ] {
+                retype(&fields, &|t| int(t, D::Int8)),
+                retype(&fields, &|t| int(t, D::UInt16)),
+                retype(&fields, &|t| date(int(t, D::Timestamp))),
+                retype(&fields, &|t| int(t, D::Float64)),
+                retype(&fields, &|t| {
+                    int(
+                        t,
+                        D::Decimal {
+                            precision: 6,
+                            scale: 1,
+                        },
+                    )
+                }),
+            ];
+            for schema in schemas {
                 for block_rows in [1, 7, 500, 1000, 2048, 5000] {
                     let read =
                         |src: ParquetSource| read_all_blocks(src, &schema, block_rows).unwrap();
@@ -1702,7 +1807,17 @@ mod tests {
                     let what = format!("{file} in blocks of {block_rows}, {schema:?}");
                     assert_eq!(got, want, "{what}");
                     assert_eq!((bad, first), (want_bad, want_first), "{what}");
-                    assert!(dict.iter().all(|&d| d), "{what}: {dict:?}");
+                    // Decimals may be fixed-length byte arrays, read by value.
+                    let want_dict: Vec<bool> = fields
+                        .iter()
+                        .map(|f| !matches!(f.data_type, D::Decimal { .. }))
+                        .collect();
+                    let got_dict: Vec<bool> = dict
+                        .iter()
+                        .zip(&want_dict)
+                        .map(|(&d, &w)| d || !w)
+                        .collect();
+                    assert!(got_dict.iter().all(|&d| d), "{what}: {dict:?}");
                 }
             }
         }
@@ -1731,18 +1846,30 @@ mod tests {
                 format!("r{}", i / 10)
             };
             assert_eq!(c("runs")[i], opt(i % 13 == 0, runs), "{i}");
+            let num = signed_key((i * 7919 % 2000) as i64 - 1000);
+            let num = if i % 11 == 0 { V::Null } else { V::K(num) };
+            assert_eq!(c("num")[i], num, "{i}");
+            assert_eq!(c("small")[i], V::K(signed_key((i % 37) as i64)), "{i}");
+            assert_eq!(
+                c("wide")[i],
+                V::K(i as u64 * 2_654_435_761 % (1 << 32)),
+                "{i}"
+            );
         }
     }
 
-    /// The fixtures hold what the test above claims: `word` falls back from
-    /// dictionary to PLAIN pages within a chunk, and there are v2 pages.
+    /// The fixtures hold what the test above claims: `word` and `num` fall
+    /// back from dictionary to PLAIN pages within a chunk, and there are v2
+    /// pages.
     #[test]
-    fn string_fixtures_mix_dictionary_and_plain_pages() {
+    fn dictionary_fixtures_mix_dictionary_and_plain_pages() {
         use parquet::basic::Encoding;
         use parquet::column::page::Page;
-        for (file, v2) in [
-            ("strings_dict.parquet", false),
-            ("strings_dict_v2.parquet", true),
+        for (file, v2, column) in [
+            ("strings_dict.parquet", false, "word"),
+            ("strings_dict_v2.parquet", true, "word"),
+            ("strings_dict.parquet", false, "num"),
+            ("strings_dict_v2.parquet", true, "num"),
         ] {
             let reader = open(&data(file)).unwrap();
             let group = reader.get_row_group(0).unwrap();
@@ -1750,7 +1877,7 @@ mod tests {
             let leaf = descr
                 .columns()
                 .iter()
-                .position(|c| c.name() == "word")
+                .position(|c| c.name() == column)
                 .unwrap();
             let mut kinds = Vec::new();
             let mut pages = group.get_column_page_reader(leaf).unwrap();
@@ -1768,7 +1895,7 @@ mod tests {
                 });
             }
             kinds.dedup();
-            assert_eq!(kinds, ["dictionary", "indices", "plain"], "{file}");
+            assert_eq!(kinds, ["dictionary", "indices", "plain"], "{file} {column}");
         }
     }
 

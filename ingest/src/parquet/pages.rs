@@ -1,19 +1,23 @@
-//! String columns read page by page, keeping Parquet's dictionary encoding.
+//! String and integer columns read page by page, keeping Parquet's
+//! dictionary encoding.
 //!
-//! Writers (DuckDB, Arrow, Spark) store strings dictionary-coded: a
+//! Writers (DuckDB, Arrow, Spark) store most columns dictionary-coded: a
 //! dictionary page per column chunk, then data pages of entry indices. The
-//! `parquet` crate's value readers expand that into one `ByteArray` per row;
-//! here the dictionary is kept as one buffer and the rows as indices into it
-//! ([`ColumnData::StringDict`]), so the block encoder hashes each entry once
-//! instead of each row. Data pages stored `PLAIN` (a writer falls back to
-//! them when the dictionary grows too large, midway through a chunk) add
-//! their values as entries of their own.
+//! `parquet` crate's value readers expand that into one value per row; here
+//! the dictionary is kept and the rows become indices into it
+//! ([`ColumnData::StringDict`], [`ColumnData::FixedDict`]), so the block
+//! encoder hashes or sorts each entry once instead of each row, and integer
+//! entries are converted to keys once. Data pages stored `PLAIN` (a writer
+//! falls back to them when the dictionary grows too large, midway through a
+//! chunk) add their values as entries of their own.
 //!
 //! Handled: v1 and v2 data pages, every compression the crate decodes (its
 //! page reader decompresses), `RLE` and `BIT_PACKED` definition levels, and
 //! `PLAIN`, `PLAIN_DICTIONARY` and `RLE_DICTIONARY` values. Column chunks
 //! with other encodings (delta, byte-stream split) use the value readers;
 //! [`supported`] tells them apart from the chunk's metadata.
+
+use std::sync::Arc;
 
 use bytes::Bytes;
 use parquet::basic::Encoding;
@@ -42,24 +46,109 @@ pub(crate) fn supported(mut encodings: impl Iterator<Item = Encoding>) -> bool {
     })
 }
 
-/// A byte-array column chunk of a flat schema, read page by page.
+/// Converts an integer as stored (an INT32 sign-extended) to a column key.
+pub(crate) type KeyFn = Arc<dyn Fn(i64) -> Result<u64, String> + Send + Sync>;
+
+/// What a column chunk's values are and become.
+#[derive(Clone)]
+pub(crate) enum ValueKind {
+    /// Byte arrays, kept as they are (a string column).
+    Bytes,
+    /// INT32 (`width` 4) or INT64 (`width` 8) values, converted to keys.
+    Ints { width: usize, key: KeyFn },
+}
+
+/// Entries of a dictionary: a chunk's, or those a piece gathers.
+#[derive(Default)]
+struct Entries {
+    /// Byte arrays: their bytes and `entries + 1` offsets.
+    bytes: Vec<u8>,
+    offsets: Vec<u64>,
+    /// Integers: their keys, and the entries that failed to convert (key 0
+    /// stands in), ascending.
+    keys: Vec<u64>,
+    bad: Vec<(u32, String)>,
+}
+
+impl Entries {
+    fn new() -> Entries {
+        Entries {
+            offsets: vec![0],
+            ..Entries::default()
+        }
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.offsets.truncate(1);
+        self.keys.clear();
+        self.bad.clear();
+    }
+
+    fn len(&self) -> usize {
+        (self.offsets.len() - 1).max(self.keys.len())
+    }
+
+    /// Appends a converted integer (or the error converting it).
+    fn push_key(&mut self, key: Result<u64, String>) {
+        match key {
+            Ok(k) => self.keys.push(k),
+            Err(e) => {
+                self.bad.push((self.keys.len() as u32, e));
+                self.keys.push(0);
+            }
+        }
+    }
+
+    /// Appends integer entry `i` of `other`; returns its index.
+    fn push_from(&mut self, other: &Entries, i: u32) -> Result<u32, String> {
+        let e = u32::try_from(self.keys.len())
+            .map_err(|_| "more than 2^32 dictionary entries in one block".to_string())?;
+        self.keys.push(other.keys[i as usize]);
+        if let Ok(b) = other.bad.binary_search_by_key(&i, |b| b.0) {
+            self.bad.push((e, other.bad[b].1.clone()));
+        }
+        Ok(e)
+    }
+
+    /// Appends the entries of `other`; returns the index of the first.
+    fn append(&mut self, other: &Entries) -> Result<u32, String> {
+        let first = self.len();
+        let first = u32::try_from(first)
+            .ok()
+            .filter(|f| f.checked_add(other.len() as u32).is_some())
+            .ok_or("more than 2^32 dictionary entries in one block")?;
+        let base = self.bytes.len() as u64;
+        self.bytes.extend_from_slice(&other.bytes);
+        self.offsets
+            .extend(other.offsets.iter().skip(1).map(|&o| o + base));
+        self.keys.extend_from_slice(&other.keys);
+        self.bad
+            .extend(other.bad.iter().map(|(e, m)| (e + first, m.clone())));
+        Ok(first)
+    }
+}
+
+/// A column chunk of a flat schema, read page by page.
 pub(crate) struct DictChunk {
     pages: Box<dyn PageReader>,
+    kind: ValueKind,
     max_def: u32,
     /// Bits of a definition level.
     def_width: u32,
-    /// The chunk's dictionary: entries' bytes and `entries + 1` offsets.
-    dict_bytes: Vec<u8>,
-    dict_offsets: Vec<u64>,
-    /// Which dictionary page of the chunk `dict_*` holds (0: none yet).
+    /// The chunk's dictionary.
+    dict: Entries,
+    /// Which dictionary page of the chunk `dict` holds (0: none yet).
     dict_id: u64,
     /// The current data page, one code per row: [`NULL`], or an index into
-    /// the dictionary or (`plain_page`) into `plain`.
+    /// the dictionary or (`plain_page`) into `plain` / `plain_keys`.
     codes: Vec<u32>,
     plain_page: bool,
-    /// The values of a `PLAIN` page: `(start, end)` in `plain_buf`.
+    /// The byte arrays of a `PLAIN` page: `(start, end)` in `plain_buf`.
     plain: Vec<(usize, usize)>,
     plain_buf: Bytes,
+    /// The integers of a `PLAIN` page, converted.
+    plain_keys: Entries,
     /// Rows of `codes` already taken.
     pos: usize,
     /// Scratch: a page's definition levels and its values' indices.
@@ -69,8 +158,7 @@ pub(crate) struct DictChunk {
 
 /// One piece of a column (rows of one chunk going to one block) being built.
 pub(crate) struct DictPiece {
-    bytes: Vec<u8>,
-    offsets: Vec<u64>,
+    entries: Entries,
     indices: Vec<u32>,
     nulls: Option<Vec<bool>>,
     /// The chunk dictionary copied into the entries, and where it starts.
@@ -86,8 +174,7 @@ impl DictPiece {
     /// An empty piece for `rows` rows.
     pub(crate) fn new(rows: usize) -> DictPiece {
         DictPiece {
-            bytes: Vec::new(),
-            offsets: vec![0],
+            entries: Entries::new(),
             indices: Vec::with_capacity(rows),
             nulls: None,
             dict_id: 0,
@@ -107,34 +194,51 @@ impl DictPiece {
         })
     }
 
-    /// The piece as a column.
-    pub(crate) fn into_column(self) -> ColumnData {
-        ColumnData::StringDict {
-            bytes: self.bytes,
-            offsets: self.offsets,
-            indices: self.indices,
-            nulls: self.nulls,
+    /// The piece's rows whose integer failed to convert, with the reason,
+    /// ascending.
+    pub(crate) fn bad_rows(&self) -> Vec<(usize, &str)> {
+        if self.entries.bad.is_empty() {
+            return Vec::new();
+        }
+        let why = |e: u32| {
+            self.entries
+                .bad
+                .binary_search_by_key(&e, |b| b.0)
+                .ok()
+                .map(|i| self.entries.bad[i].1.as_str())
+        };
+        self.indices
+            .iter()
+            .enumerate()
+            .filter(|&(r, _)| !self.nulls.as_ref().is_some_and(|n| n[r]))
+            .filter_map(|(r, &e)| why(e).map(|m| (r, m)))
+            .collect()
+    }
+
+    /// The piece as a column of `kind`'s values.
+    pub(crate) fn into_column(self, kind: &ValueKind) -> ColumnData {
+        match kind {
+            ValueKind::Bytes => ColumnData::StringDict {
+                bytes: self.entries.bytes,
+                offsets: self.entries.offsets,
+                indices: self.indices,
+                nulls: self.nulls,
+            },
+            ValueKind::Ints { .. } => ColumnData::FixedDict {
+                entries: self.entries.keys,
+                indices: self.indices,
+                nulls: self.nulls,
+            },
         }
     }
 
-    fn entries(&self) -> usize {
-        self.offsets.len() - 1
-    }
-
-    /// Appends entries `bytes[spans]` and returns the index of the first.
-    fn add_entries(
-        &mut self,
-        bytes: &[u8],
-        spans: impl ExactSizeIterator<Item = (u64, u64)>,
-    ) -> Result<u32, String> {
-        let first = self.entries();
-        u32::try_from(first + spans.len())
+    /// Appends the byte-array entry `value`; returns its index.
+    fn add_bytes(&mut self, value: &[u8]) -> Result<u32, String> {
+        let e = u32::try_from(self.entries.len())
             .map_err(|_| "more than 2^32 dictionary entries in one block".to_string())?;
-        for (a, b) in spans {
-            self.bytes.extend_from_slice(&bytes[a as usize..b as usize]);
-            self.offsets.push(self.bytes.len() as u64);
-        }
-        Ok(first as u32)
+        self.entries.bytes.extend_from_slice(value);
+        self.entries.offsets.push(self.entries.bytes.len() as u64);
+        Ok(e)
     }
 
     /// The entry of a value from a PLAIN page: a new one unless it repeats
@@ -146,12 +250,13 @@ impl DictPiece {
                 return Ok(e);
             }
         } else if let Some(e) = self.last_plain {
-            let (a, b) = (self.offsets[e as usize], self.offsets[e as usize + 1]);
-            if &self.bytes[a as usize..b as usize] == value {
+            let o = &self.entries.offsets;
+            let (a, b) = (o[e as usize], o[e as usize + 1]);
+            if &self.entries.bytes[a as usize..b as usize] == value {
                 return Ok(e);
             }
         }
-        let e = self.add_entries(value, std::iter::once((0, value.len() as u64)))?;
+        let e = self.add_bytes(value)?;
         if value.is_empty() {
             self.empty = Some(e);
         } else {
@@ -177,25 +282,31 @@ impl DictPiece {
 }
 
 impl DictChunk {
-    /// Reads the chunk behind `pages`, whose definition levels go up to
-    /// `max_def` (0 or 1 in a flat schema).
-    pub(crate) fn new(pages: Box<dyn PageReader>, max_def: i16) -> DictChunk {
+    /// Reads the chunk behind `pages`, of `kind`'s values, whose definition
+    /// levels go up to `max_def` (0 or 1 in a flat schema).
+    pub(crate) fn new(pages: Box<dyn PageReader>, kind: ValueKind, max_def: i16) -> DictChunk {
         let max_def = u32::try_from(max_def).unwrap_or(0);
         DictChunk {
             pages,
+            kind,
             max_def,
             def_width: u32::BITS - max_def.leading_zeros(),
-            dict_bytes: Vec::new(),
-            dict_offsets: vec![0],
+            dict: Entries::new(),
             dict_id: 0,
             codes: Vec::new(),
             plain_page: false,
             plain: Vec::new(),
             plain_buf: Bytes::new(),
+            plain_keys: Entries::new(),
             pos: 0,
             levels: Vec::new(),
             indices: Vec::new(),
         }
+    }
+
+    /// What the chunk's values are and become.
+    pub(crate) fn kind(&self) -> &ValueKind {
+        &self.kind
     }
 
     /// Appends the next `rows` rows of the chunk to `piece`.
@@ -215,8 +326,7 @@ impl DictChunk {
             let codes = &self.codes[self.pos..self.pos + n];
             if !self.plain_page {
                 if piece.dict_id != self.dict_id {
-                    let spans = self.dict_offsets.windows(2).map(|w| (w[0], w[1]));
-                    piece.dict_base = piece.add_entries(&self.dict_bytes, spans)?;
+                    piece.dict_base = piece.entries.append(&self.dict)?;
                     piece.dict_id = self.dict_id;
                 }
                 let base = piece.dict_base;
@@ -229,6 +339,16 @@ impl DictChunk {
                         } else {
                             piece.push(base + c);
                         }
+                    }
+                }
+            } else if let ValueKind::Ints { .. } = self.kind {
+                // Each value its own entry: the encoder sorts them anyway.
+                for &c in codes {
+                    if c == NULL {
+                        piece.push_null();
+                    } else {
+                        let e = piece.entries.push_from(&self.plain_keys, c)?;
+                        piece.push(e);
                     }
                 }
             } else {
@@ -265,16 +385,21 @@ impl DictChunk {
                 if !matches!(encoding, Encoding::PLAIN | Encoding::PLAIN_DICTIONARY) {
                     return Err(format!("a dictionary page encoded {encoding}"));
                 }
-                self.plain.clear();
-                plain_spans(&buf, num_values as usize, &mut self.plain)?;
-                self.dict_bytes.clear();
-                self.dict_offsets.clear();
-                self.dict_offsets.push(0);
-                for &(a, b) in &self.plain {
-                    self.dict_bytes.extend_from_slice(&buf[a..b]);
-                    self.dict_offsets.push(self.dict_bytes.len() as u64);
+                self.dict.clear();
+                match &self.kind {
+                    ValueKind::Bytes => {
+                        self.plain.clear();
+                        plain_spans(&buf, num_values as usize, &mut self.plain)?;
+                        for &(a, b) in &self.plain {
+                            self.dict.bytes.extend_from_slice(&buf[a..b]);
+                            self.dict.offsets.push(self.dict.bytes.len() as u64);
+                        }
+                        self.plain.clear();
+                    }
+                    ValueKind::Ints { width, key } => {
+                        plain_ints(&buf, *width, num_values as usize, key, &mut self.dict)?;
+                    }
                 }
-                self.plain.clear();
                 self.dict_id += 1;
                 self.codes.clear();
                 self.pos = 0;
@@ -354,7 +479,7 @@ impl DictChunk {
                         .split_first()
                         .ok_or("dictionary indices are cut off")?;
                     hybrid::decode(packed, u32::from(width), present, &mut self.indices)?;
-                    let entries = self.dict_offsets.len() - 1;
+                    let entries = self.dict.len();
                     if let Some(&bad) = self.indices.iter().find(|&&i| i as usize >= entries) {
                         return Err(format!(
                             "dictionary index {bad} in a dictionary of {entries} entries"
@@ -363,11 +488,19 @@ impl DictChunk {
                 }
             }
             Encoding::PLAIN => {
-                plain_spans(&values, present, &mut self.plain)?;
+                match &self.kind {
+                    ValueKind::Bytes => {
+                        plain_spans(&values, present, &mut self.plain)?;
+                        self.plain_buf = values;
+                    }
+                    ValueKind::Ints { width, key } => {
+                        self.plain_keys.clear();
+                        plain_ints(&values, *width, present, key, &mut self.plain_keys)?;
+                    }
+                }
                 self.indices.extend(0..present as u32);
-                self.plain_buf = values;
             }
-            e => return Err(format!("string values encoded {e}")),
+            e => return Err(format!("values encoded {e}")),
         }
         self.plain_page = encoding == Encoding::PLAIN;
         self.codes.clear();
@@ -386,6 +519,30 @@ impl DictChunk {
         }
         Ok(())
     }
+}
+
+/// Converts `count` PLAIN integers of `width` bytes (4 or 8, little-endian)
+/// at the start of `buf` with `key`, appending them to `out`.
+fn plain_ints(
+    buf: &[u8],
+    width: usize,
+    count: usize,
+    key: &KeyFn,
+    out: &mut Entries,
+) -> Result<(), String> {
+    let bytes = buf
+        .get(..count.saturating_mul(width))
+        .ok_or("PLAIN values are cut off")?;
+    out.keys.reserve(count);
+    for v in bytes.chunks_exact(width) {
+        let raw = if width == 4 {
+            i64::from(i32::from_le_bytes([v[0], v[1], v[2], v[3]]))
+        } else {
+            i64::from_le_bytes([v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]])
+        };
+        out.push_key(key(raw));
+    }
+    Ok(())
 }
 
 /// The `(start, end)` of `count` PLAIN byte arrays (a 4-byte little-endian

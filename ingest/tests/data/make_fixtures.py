@@ -117,7 +117,8 @@ def main():
     t = strings_table()
     common = dict(
         row_group_size=700, data_page_size=512, store_schema=False,
-        use_dictionary=["city", "word", "tag", "sparse"], dictionary_pagesize_limit=1024,
+        use_dictionary=["city", "word", "tag", "sparse", "num", "small"],
+        dictionary_pagesize_limit=1024,
         write_batch_size=64,
     )
     pq.write_table(t, "strings_dict.parquet", compression="snappy", **common)
@@ -141,6 +142,9 @@ def strings_table():
           group, so the writer falls back to PLAIN pages midway; every 11th NULL.
     tag: 3 values, no NULL. sparse: NULL but for rows 1000-1099 and every
           500th. plain: no dictionary at all.
+    num: 2000 int64 values from -1000, like word (PLAIN pages midway),
+         every 11th NULL. small: 37 int32 values, no NULL. wide: uint32
+         values up to 2^32 - 1, no dictionary.
     """
     n = 3000
     return pa.table(
@@ -151,6 +155,11 @@ def strings_table():
             "sparse": [f"s{i % 5}" if 1000 <= i < 1100 or i % 500 == 0 else None for i in range(n)],
             "plain": [f"p{i % 50}" for i in range(n)],
             "runs": [None if i % 13 == 0 else "" if i % 4 == 0 else f"r{i // 10}" for i in range(n)],
+            "num": pa.array(
+                [None if i % 11 == 0 else i * 7919 % 2000 - 1000 for i in range(n)], pa.int64()
+            ),
+            "small": pa.array([i % 37 for i in range(n)], pa.int32()),
+            "wide": pa.array([i * 2654435761 % 2**32 for i in range(n)], pa.uint32()),
         }
     )
 
