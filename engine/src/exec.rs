@@ -266,6 +266,10 @@ fn collapse(
     out
 }
 
+/// Groups per part when the first ORDER BY key is computed at every group
+/// in parallel.
+const CANDIDATE_PART: usize = 1 << 15;
+
 pub(crate) fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryResult> {
     let pool = Pool::default();
     let q = &plan.query;
@@ -330,14 +334,14 @@ pub(crate) fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryR
     };
     let n = groups.len();
 
-    // Which slots does HAVING need, and ORDER BY's first key (at every
-    // group), and the later keys? With a LIMIT, the later keys are computed
-    // only at the groups that can still make the cut by the first key (with
-    // `ORDER BY c DESC, name LIMIT 10` over a million groups, ten names).
+    // HAVING, and ORDER BY's first key at every group; the later keys only
+    // at the groups that can still make the cut by the first key when there
+    // is a LIMIT (with `ORDER BY c DESC, name LIMIT 10` over a million
+    // groups, ten names).
     let keep = q.limit.map(|l| (l + q.offset) as usize);
     let staged = keep.is_some() && q.order.len() > 1;
     let width = agg.keys.len() + agg.aggs.len();
-    let (mut needed_first, mut needed_all) = (vec![false; width], vec![false; width]);
+    let (mut needed_cut, mut needed_sort) = (vec![false; width], vec![false; width]);
     let mark = |e: &TExpr, needed: &mut [bool]| {
         e.walk(&mut |x| {
             if let ExprKind::Ref(r) = x.kind {
@@ -348,46 +352,55 @@ pub(crate) fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryR
         })
     };
     if let Some(h) = &q.having {
-        mark(h, &mut needed_first);
-        mark(h, &mut needed_all);
+        mark(h, &mut needed_cut);
     }
     for (i, o) in q.order.iter().enumerate() {
-        if i == 0 || !staged {
-            mark(&o.expr, &mut needed_first);
+        if i == 0 && staged {
+            mark(&o.expr, &mut needed_cut);
         }
-        mark(&o.expr, &mut needed_all);
+        mark(&o.expr, &mut needed_sort);
     }
-    let mut idx: Vec<usize> = (0..n).collect();
-    if q.having.is_some() || !q.order.is_empty() {
-        let slots = groups.slots(&idx, &|k| needed_first[k])?;
+    // The groups of `part` that pass HAVING and (staged) can make the cut.
+    let cut = |part: &[usize]| -> Result<Vec<usize>> {
+        let slots = groups.slots(part, &|k| needed_cut[k])?;
+        let mut pos: Vec<usize> = (0..part.len()).collect();
         if let Some(h) = &q.having {
-            let t = truth_of(&*eval(h, n, &SlotInputs(&slots))?);
-            idx.retain(|&i| t[i]);
+            let t = truth_of(&*eval(h, part.len(), &SlotInputs(&slots))?);
+            pos.retain(|&i| t[i]);
         }
-        if let (true, Some(k)) = (staged, keep) {
-            let o = &q.order[0];
-            let first = eval(&o.expr, n, &SlotInputs(&slots))?.into_owned();
-            let key = crate::order::SortKey {
+        if let (true, Some(k), Some(o)) = (staged, keep, q.order.first()) {
+            let first = eval(&o.expr, part.len(), &SlotInputs(&slots))?.into_owned();
+            let key = SortKey {
                 values: &first,
                 desc: o.desc,
                 nulls_first: o.nulls_first,
             };
-            idx = crate::order::leading_candidates(&key, idx, k);
-            let m = idx.len();
-            let slots = groups.slots(&idx, &|k| needed_all[k])?;
-            let mut ovals = Vec::new();
-            for o in &q.order {
-                ovals.push(eval(&o.expr, m, &SlotInputs(&slots))?.into_owned());
-            }
-            let pos = sort_in_order(&q.order, &ovals, (0..m).collect(), keep);
-            idx = pos.into_iter().map(|p| idx[p]).collect();
-        } else {
-            let mut ovals = Vec::new();
-            for o in &q.order {
-                ovals.push(eval(&o.expr, n, &SlotInputs(&slots))?.into_owned());
-            }
-            idx = sort_in_order(&q.order, &ovals, idx, keep);
+            pos = crate::order::leading_candidates(&key, pos, k);
         }
+        Ok(pos.into_iter().map(|p| part[p]).collect())
+    };
+    let mut idx: Vec<usize> = (0..n).collect();
+    if staged {
+        // In parts on all threads: the candidates of a part include every
+        // candidate among all groups that falls in it, so the candidates of
+        // their union are the candidates.
+        let parts: Vec<Vec<usize>> = idx
+            .par_chunks(CANDIDATE_PART)
+            .map(cut)
+            .collect::<Result<_>>()?;
+        idx = cut(&parts.concat())?;
+    } else if q.having.is_some() {
+        idx = cut(&idx)?;
+    }
+    if !q.order.is_empty() {
+        let m = idx.len();
+        let slots = groups.slots(&idx, &|k| needed_sort[k])?;
+        let mut ovals = Vec::new();
+        for o in &q.order {
+            ovals.push(eval(&o.expr, m, &SlotInputs(&slots))?.into_owned());
+        }
+        let pos = sort_in_order(&q.order, &ovals, (0..m).collect(), keep);
+        idx = pos.into_iter().map(|p| idx[p]).collect();
     }
     let off = (q.offset as usize).min(idx.len());
     idx.drain(..off);

@@ -229,13 +229,37 @@ pub fn merge_all(
 }
 
 /// Merges k sorted lists of row slices into new pieces; rows with equal
-/// keys are combined.
+/// keys are combined. Keys of up to 4 words are compared as arrays copied
+/// into the heap, so its comparisons touch neither the rows nor a length.
 fn merge_k(
     inputs: &[Vec<&[u64]>],
     kw: usize,
     stride: usize,
     layout: &StateLayout,
     pool: &Pool,
+) -> Vec<Vec<u64>> {
+    fn array<const K: usize>(row: &[u64]) -> [u64; K] {
+        let mut k = [0u64; K];
+        k.copy_from_slice(&row[..K]);
+        k
+    }
+    match kw {
+        1 => merge_k_by(inputs, kw, stride, layout, pool, array::<1>),
+        2 => merge_k_by(inputs, kw, stride, layout, pool, array::<2>),
+        3 => merge_k_by(inputs, kw, stride, layout, pool, array::<3>),
+        4 => merge_k_by(inputs, kw, stride, layout, pool, array::<4>),
+        _ => merge_k_by(inputs, kw, stride, layout, pool, |row| &row[..kw]),
+    }
+}
+
+/// [`merge_k`] with the keys of rows (their first `kw` words) given by `key`.
+fn merge_k_by<'a, K: Ord + Copy>(
+    inputs: &[Vec<&'a [u64]>],
+    kw: usize,
+    stride: usize,
+    layout: &StateLayout,
+    pool: &Pool,
+    key: impl Fn(&'a [u64]) -> K,
 ) -> Vec<Vec<u64>> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
@@ -246,30 +270,38 @@ fn merge_k(
         .iter()
         .map(|l| l.iter().flat_map(move |p| p.chunks_exact(stride)))
         .collect();
-    let mut heap: BinaryHeap<Reverse<(&[u64], usize)>> = BinaryHeap::with_capacity(iters.len());
+    // The row each input is at, and the heap of their keys.
+    let mut at: Vec<&[u64]> = Vec::with_capacity(iters.len());
+    let mut heap: BinaryHeap<Reverse<(K, usize)>> = BinaryHeap::with_capacity(iters.len());
     for (i, it) in iters.iter_mut().enumerate() {
-        if let Some(r) = it.next() {
-            heap.push(Reverse((r, i)));
+        let first = it.next();
+        if let Some(r) = first {
+            heap.push(Reverse((key(r), i)));
         }
+        at.push(first.unwrap_or(&[]));
     }
-    // Where the last row written starts in `cur`, to combine equal keys.
-    let mut last: Option<usize> = None;
+    // The key of the last row written and where it starts in `cur`.
+    let mut last: Option<(K, usize)> = None;
     while let Some(mut top) = heap.peek_mut() {
-        let Reverse((row, i)) = *top;
+        let Reverse((k, i)) = *top;
+        let row = at[i];
         match last {
-            Some(at) if cur[at..at + kw] == row[..kw] => {
-                layout.combine(&mut cur[at + kw..at + stride], &row[kw..]);
+            Some((lk, pos)) if lk == k => {
+                layout.combine(&mut cur[pos + kw..pos + stride], &row[kw..]);
             }
             _ => {
                 if cur.len() + stride > cap {
                     out.push(std::mem::replace(&mut cur, pool.take(cap)));
                 }
-                last = Some(cur.len());
+                last = Some((k, cur.len()));
                 cur.extend_from_slice(row);
             }
         }
         match iters[i].next() {
-            Some(next) => *top = Reverse((next, i)),
+            Some(next) => {
+                at[i] = next;
+                *top = Reverse((key(next), i));
+            }
             None => {
                 std::collections::binary_heap::PeekMut::pop(top);
             }
@@ -288,10 +320,19 @@ mod tests {
     use super::*;
 
     fn groups_of(keys: &[u64]) -> Groups {
+        groups_of_width(keys, 1)
+    }
+
+    /// Groups keyed by `kw` words (`key`, then `kw - 1` words derived
+    /// from it), each with a count of 1.
+    fn groups_of_width(keys: &[u64], kw: usize) -> Groups {
         let pool = Pool::default();
-        let mut g = Groups::new(1, 2);
+        let mut g = Groups::new(kw, kw + 1);
         for &k in keys {
-            g.push(&[k, 1], &pool);
+            let mut row: Vec<u64> = (0..kw as u64).map(|w| k / 7 + w * (k % 7)).collect();
+            row[kw - 1] = k;
+            row.push(1);
+            g.push(&row, &pool);
         }
         g
     }
@@ -315,6 +356,43 @@ mod tests {
         assert_eq!(got, oracle(&inputs));
         for p in &merged.pieces {
             assert!(p.len() <= PIECE_ROWS * 2 && !p.is_empty());
+        }
+    }
+
+    /// Every key width (the fixed-width merges and the general one) gives
+    /// the sorted union with summed counts.
+    #[test]
+    fn merges_keys_of_every_width() {
+        let layout = StateLayout::new(&[], 0).unwrap_or_else(|_| unreachable!());
+        let pool = Pool::default();
+        let inputs: Vec<Vec<u64>> = (0..5u64)
+            .map(|b| (0..9000u64).map(|i| i * (b + 2) % 20_011).collect())
+            .collect();
+        for kw in 1..=6 {
+            let parts: Vec<Groups> = inputs
+                .iter()
+                .map(|v| {
+                    let mut rows: Vec<Vec<u64>> =
+                        groups_of_width(v, kw).rows().map(|r| r.to_vec()).collect();
+                    rows.sort();
+                    rows.dedup_by(|a, b| a[..kw] == b[..kw]);
+                    let mut g = Groups::new(kw, kw + 1);
+                    for r in rows {
+                        g.push(&r, &pool);
+                    }
+                    g
+                })
+                .collect();
+            let mut want: std::collections::BTreeMap<Vec<u64>, u64> = Default::default();
+            for p in &parts {
+                for r in p.rows() {
+                    *want.entry(r[..kw].to_vec()).or_default() += r[kw];
+                }
+            }
+            let merged = merge_all(parts, &layout, &pool, kw, kw + 1);
+            let got: Vec<(Vec<u64>, u64)> =
+                merged.rows().map(|r| (r[..kw].to_vec(), r[kw])).collect();
+            assert_eq!(got, want.into_iter().collect::<Vec<_>>(), "kw = {kw}");
         }
     }
 
