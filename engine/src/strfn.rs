@@ -173,6 +173,12 @@ fn map_chars(s: &[u8], upper: bool) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// The number of characters of `s` (UTF-8; stray bytes count as one): its
+/// bytes that do not continue a character.
+fn char_count(s: &[u8]) -> usize {
+    s.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+}
+
 /// Start offsets of the characters of `s` (UTF-8; stray bytes count as one).
 fn char_starts(s: &[u8]) -> Vec<usize> {
     (0..s.len()).filter(|&i| s[i] & 0xC0 != 0x80).collect()
@@ -256,7 +262,7 @@ pub fn eval_strfn(f: &StrFn, args: &[&Vector], len: usize) -> Result<Vector> {
         if let Data::Str(s) = &a.data {
             let data = match f {
                 StrFn::Length => Some(Data::I64(
-                    s.iter().map(|x| char_starts(x).len() as i64).collect(),
+                    s.iter().map(|x| char_count(x) as i64).collect(),
                 )),
                 StrFn::Lower | StrFn::Upper => Some(Data::Str(
                     s.iter().map(|x| map_chars(x, *f == StrFn::Upper)).collect(),
@@ -365,5 +371,10 @@ mod tests {
         assert_eq!(map_chars(b"A\xffB", false), b"a\xffb".to_vec());
         assert_eq!(trim(b"  x  ", None, true, false), b"x  ".to_vec());
         assert_eq!(char_starts("ёx".as_bytes()).len(), 2);
+        for s in ["", "ёx", "日本語 text", "\u{1F600}!"] {
+            assert_eq!(char_count(s.as_bytes()), char_starts(s.as_bytes()).len(), "{s}");
+        }
+        assert_eq!(char_count(b"a\xff\x80b"), 3);
+        assert_eq!(char_starts(b"a\xff\x80b").len(), 3);
     }
 }
