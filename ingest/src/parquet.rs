@@ -190,9 +190,22 @@ fn read_at(file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, pos)
 }
 
+/// Reading at the end of the file is an error, not an empty read: page
+/// headers are parsed from this reader, and a damaged page size that points
+/// past the end had the parser take empty reads as empty headers, over and
+/// over (found by fuzzing).
 impl std::io::Read for PositionalRead {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = read_at(&self.file, buf, self.pos)?;
+        if n == 0 && !buf.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!(
+                    "a page header at byte {} is past the end of the file",
+                    self.pos
+                ),
+            ));
+        }
         self.pos += n as u64;
         Ok(n)
     }
@@ -523,6 +536,23 @@ impl ParquetSource {
                 .iter()
                 .map(|c| {
                     let chunk = group.metadata().column(c.leaf);
+                    // A chunk past the end of the file (a damaged footer)
+                    // would have the page readers retry reads that return
+                    // nothing, page header by page header.
+                    let (start, len) = chunk.byte_range();
+                    let past_end = start.checked_add(len).is_none_or(|end| end > file.file_len);
+                    if file.file_len > 0 && past_end {
+                        return Err(parquet_error(
+                            path,
+                            format!(
+                                "row group {g}, column {}: the column chunk (bytes {start} to {}) \
+                                 goes past the end of the file ({} bytes)",
+                                c.target.name,
+                                start.saturating_add(len),
+                                file.file_len
+                            ),
+                        ));
+                    }
                     let by_pages = c
                         .by_pages
                         .as_ref()
@@ -1896,6 +1926,31 @@ mod tests {
             }
             kinds.dedup();
             assert_eq!(kinds, ["dictionary", "indices", "plain"], "{file} {column}");
+        }
+    }
+
+    /// Damaged files found by fuzzing, which took a minute of reads that
+    /// return nothing before failing: a footer whose second row group's
+    /// chunks start past the end of the file, and a page whose size points
+    /// past it. Both are clean errors at once.
+    #[test]
+    fn data_past_the_end_of_the_file_is_an_error() {
+        for (file, says) in [
+            ("chunk_past_end.parquet", "past the end of the file"),
+            ("page_past_end.parquet", "column id"),
+        ] {
+            let path = data(file);
+            let schema = parquet_schema(&path).unwrap();
+            for (block_rows, max_errors) in [(7, u64::MAX), (4096, 0)] {
+                let started = std::time::Instant::now();
+                let src = ParquetSource::new(vec![path.clone()], schema.clone(), max_errors);
+                let Err(e) = read_all_blocks(src, &schema, block_rows) else {
+                    panic!("{file}: a damaged file was read");
+                };
+                assert!(e.to_string().contains(says), "{file}: {e}");
+                // Not a timing test: the loop took a minute, a read takes ms.
+                assert!(started.elapsed().as_secs() < 10, "{file}");
+            }
         }
     }
 

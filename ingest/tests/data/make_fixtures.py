@@ -3,6 +3,9 @@
 Run from this directory with pyarrow and duckdb installed
 (`pip install pyarrow duckdb`): `python make_fixtures.py`.
 The values are fixed, so the tests can check them.
+(`chunk_past_end.parquet` and `page_past_end.parquet` are not written
+here: they are damaged copies of `duckdb.parquet` found by fuzzing, whose
+footer puts chunks, or whose page sizes put pages, past the end.)
 """
 
 import datetime as dt
