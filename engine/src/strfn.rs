@@ -261,9 +261,7 @@ pub fn eval_strfn(f: &StrFn, args: &[&Vector], len: usize) -> Result<Vector> {
     if let [a] = args {
         if let Data::Str(s) = &a.data {
             let data = match f {
-                StrFn::Length => Some(Data::I64(
-                    s.iter().map(|x| char_count(x) as i64).collect(),
-                )),
+                StrFn::Length => Some(Data::I64(s.iter().map(|x| char_count(x) as i64).collect())),
                 StrFn::Lower | StrFn::Upper => Some(Data::Str(
                     s.iter().map(|x| map_chars(x, *f == StrFn::Upper)).collect(),
                 )),
@@ -372,7 +370,11 @@ mod tests {
         assert_eq!(trim(b"  x  ", None, true, false), b"x  ".to_vec());
         assert_eq!(char_starts("ёx".as_bytes()).len(), 2);
         for s in ["", "ёx", "日本語 text", "\u{1F600}!"] {
-            assert_eq!(char_count(s.as_bytes()), char_starts(s.as_bytes()).len(), "{s}");
+            assert_eq!(
+                char_count(s.as_bytes()),
+                char_starts(s.as_bytes()).len(),
+                "{s}"
+            );
         }
         assert_eq!(char_count(b"a\xff\x80b"), 3);
         assert_eq!(char_starts(b"a\xff\x80b").len(), 3);
