@@ -536,17 +536,25 @@ impl ParquetSource {
                 .iter()
                 .map(|c| {
                     let chunk = group.metadata().column(c.leaf);
-                    // A chunk past the end of the file (a damaged footer)
-                    // would have the page readers retry reads that return
-                    // nothing, page header by page header.
-                    let (start, len) = chunk.byte_range();
-                    let past_end = start.checked_add(len).is_none_or(|end| end > file.file_len);
-                    if file.file_len > 0 && past_end {
+                    // A chunk outside the file (a damaged footer) would have
+                    // the page readers retry reads that return nothing, page
+                    // header by page header, or the crate panic on negative
+                    // offsets (`byte_range`, not called for that reason).
+                    let start = chunk
+                        .dictionary_page_offset()
+                        .unwrap_or(chunk.data_page_offset());
+                    let len = chunk.compressed_size();
+                    let in_file = u64::try_from(start)
+                        .ok()
+                        .zip(u64::try_from(len).ok())
+                        .and_then(|(s, l)| s.checked_add(l))
+                        .is_some_and(|end| end <= file.file_len);
+                    if file.file_len > 0 && !in_file {
                         return Err(parquet_error(
                             path,
                             format!(
                                 "row group {g}, column {}: the column chunk (bytes {start} to {}) \
-                                 goes past the end of the file ({} bytes)",
+                                 is not within the file ({} bytes)",
                                 c.target.name,
                                 start.saturating_add(len),
                                 file.file_len
@@ -1929,14 +1937,17 @@ mod tests {
         }
     }
 
-    /// Damaged files found by fuzzing, which took a minute of reads that
-    /// return nothing before failing: a footer whose second row group's
+    /// Damaged files found by fuzzing: a footer whose second row group's
     /// chunks start past the end of the file, and a page whose size points
-    /// past it. Both are clean errors at once.
+    /// past it, took a minute of reads that return nothing before failing;
+    /// a negative chunk offset made the `parquet` crate panic. All are
+    /// clean errors at once.
     #[test]
     fn data_past_the_end_of_the_file_is_an_error() {
         for (file, says) in [
-            ("chunk_past_end.parquet", "past the end of the file"),
+            ("chunk_past_end.parquet", "is not within the file"),
+            // Its first pages are damaged too: any error, but no panic.
+            ("negative_offset.parquet", "negative_offset.parquet"),
             ("page_past_end.parquet", "column id"),
         ] {
             let path = data(file);
