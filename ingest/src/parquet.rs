@@ -782,10 +782,24 @@ fn read_column(
     block_row: usize,
     out: &mut ColumnData,
 ) -> std::result::Result<Vec<BadValue>, String> {
-    match reader {
+    // The `parquet` crate panics on some damaged data (found by fuzzing: a
+    // dictionary-coded page in a chunk without a dictionary, in its value
+    // readers); a panic is turned into this column's error. The reader is
+    // not used again: the error ends the ingest.
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match reader {
         ChunkReader::Values(r) => read_column_values(c, r, take, block_row, out),
         ChunkReader::Pages(r) => read_column_pages(c, r, take, block_row, out),
-    }
+    }));
+    read.unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(format!(
+            "damaged data the Parquet decoder failed on ({why})"
+        ))
+    })
     .map_err(|e| format!("column {}: {e}", c.target.name))
 }
 
@@ -1940,19 +1954,23 @@ mod tests {
     /// Damaged files found by fuzzing: a footer whose second row group's
     /// chunks start past the end of the file, and a page whose size points
     /// past it, took a minute of reads that return nothing before failing;
-    /// a negative chunk offset made the `parquet` crate panic. All are
-    /// clean errors at once.
+    /// a negative chunk offset and a dictionary-coded page without a
+    /// dictionary made the `parquet` crate panic. All are clean errors at
+    /// once.
     #[test]
     fn data_past_the_end_of_the_file_is_an_error() {
         for (file, says) in [
             ("chunk_past_end.parquet", "is not within the file"),
             // Its first pages are damaged too: any error, but no panic.
             ("negative_offset.parquet", "negative_offset.parquet"),
+            // A dictionary-coded page without a dictionary, where the
+            // parquet crate's value reader panics.
+            ("dictionary_missing.parquet", "dictionary_missing.parquet"),
             ("page_past_end.parquet", "column id"),
         ] {
             let path = data(file);
             let schema = parquet_schema(&path).unwrap();
-            for (block_rows, max_errors) in [(7, u64::MAX), (4096, 0)] {
+            for (block_rows, max_errors) in [(7, u64::MAX), (4096, 0), (1, 0)] {
                 let started = std::time::Instant::now();
                 let src = ParquetSource::new(vec![path.clone()], schema.clone(), max_errors);
                 let Err(e) = read_all_blocks(src, &schema, block_rows) else {

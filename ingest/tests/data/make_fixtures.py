@@ -3,10 +3,11 @@
 Run from this directory with pyarrow and duckdb installed
 (`pip install pyarrow duckdb`): `python make_fixtures.py`.
 The values are fixed, so the tests can check them.
-(`chunk_past_end.parquet`, `page_past_end.parquet` and
-`negative_offset.parquet` are not written here: they are damaged fixtures
-found by fuzzing, whose footer puts chunks, or whose page sizes put pages,
-past the end of the file, or gives a chunk a negative offset.)
+(`chunk_past_end.parquet`, `page_past_end.parquet`, `negative_offset.parquet`
+and `dictionary_missing.parquet` are not written here: they are damaged
+fixtures found by fuzzing, whose footer puts chunks, or whose page sizes put
+pages, past the end of the file, gives a chunk a negative offset, or which
+has a dictionary-coded page without a dictionary.)
 """
 
 import datetime as dt
