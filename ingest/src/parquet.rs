@@ -1205,6 +1205,37 @@ impl Converter<'_> {
     fn convert_int(&self, v: i128, from_bool: bool) -> std::result::Result<Out<'static>, String> {
         convert_int(self.target, self.source, v, from_bool)
     }
+
+    fn convert_float(&self, v: f64) -> std::result::Result<Out<'static>, String> {
+        match self.target {
+            DataType::Float32 => Ok(Out::Key(float_key(v as f32 as f64))),
+            DataType::Float64 => Ok(Out::Key(float_key(v))),
+            DataType::String => Ok(Out::Str(v.to_string().into_bytes().into())),
+            t => Err(format!("a float cannot be stored as {t}")),
+        }
+    }
+
+    fn convert_bytes<'v>(&self, b: &'v [u8]) -> std::result::Result<Out<'v>, String> {
+        if let Source::Decimal { .. } = self.source {
+            if b.len() > 16 {
+                return Err("decimal wider than 128 bits".into());
+            }
+            // Big-endian two's complement, sign-extended.
+            let mut v: i128 = if b.first().is_some_and(|&x| x & 0x80 != 0) {
+                -1
+            } else {
+                0
+            };
+            for &x in b {
+                v = (v << 8) | x as i128;
+            }
+            return self.convert_int(v, false);
+        }
+        match self.target {
+            DataType::String => Ok(Out::Str(b.into())),
+            t => parse_key(t, b).map(Out::Key),
+        }
+    }
 }
 
 /// Converts an integer (from a column of `source` values) to `t`: a key,
@@ -1298,39 +1329,6 @@ fn scaled_float(source: Source, v: i128) -> f64 {
     match source {
         Source::Decimal { scale, .. } => v as f64 / pow10(scale) as f64,
         _ => v as f64,
-    }
-}
-
-impl Converter<'_> {
-    fn convert_float(&self, v: f64) -> std::result::Result<Out<'static>, String> {
-        match self.target {
-            DataType::Float32 => Ok(Out::Key(float_key(v as f32 as f64))),
-            DataType::Float64 => Ok(Out::Key(float_key(v))),
-            DataType::String => Ok(Out::Str(v.to_string().into_bytes().into())),
-            t => Err(format!("a float cannot be stored as {t}")),
-        }
-    }
-
-    fn convert_bytes<'v>(&self, b: &'v [u8]) -> std::result::Result<Out<'v>, String> {
-        if let Source::Decimal { .. } = self.source {
-            if b.len() > 16 {
-                return Err("decimal wider than 128 bits".into());
-            }
-            // Big-endian two's complement, sign-extended.
-            let mut v: i128 = if b.first().is_some_and(|&x| x & 0x80 != 0) {
-                -1
-            } else {
-                0
-            };
-            for &x in b {
-                v = (v << 8) | x as i128;
-            }
-            return self.convert_int(v, false);
-        }
-        match self.target {
-            DataType::String => Ok(Out::Str(b.into())),
-            t => parse_key(t, b).map(Out::Key),
-        }
     }
 }
 

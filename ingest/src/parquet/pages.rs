@@ -89,6 +89,14 @@ impl Entries {
         (self.offsets.len() - 1).max(self.keys.len())
     }
 
+    /// The index the next entry gets, after `more` entries are added.
+    fn next_index(&self, more: usize) -> Result<u32, String> {
+        let n = self.len();
+        u32::try_from(n.saturating_add(more))
+            .map(|_| n as u32)
+            .map_err(|_| "more than 2^32 dictionary entries in one block".to_string())
+    }
+
     /// Appends a converted integer (or the error converting it).
     fn push_key(&mut self, key: Result<u64, String>) {
         match key {
@@ -102,8 +110,7 @@ impl Entries {
 
     /// Appends integer entry `i` of `other`; returns its index.
     fn push_from(&mut self, other: &Entries, i: u32) -> Result<u32, String> {
-        let e = u32::try_from(self.keys.len())
-            .map_err(|_| "more than 2^32 dictionary entries in one block".to_string())?;
+        let e = self.next_index(1)?;
         self.keys.push(other.keys[i as usize]);
         if let Ok(b) = other.bad.binary_search_by_key(&i, |b| b.0) {
             self.bad.push((e, other.bad[b].1.clone()));
@@ -113,11 +120,7 @@ impl Entries {
 
     /// Appends the entries of `other`; returns the index of the first.
     fn append(&mut self, other: &Entries) -> Result<u32, String> {
-        let first = self.len();
-        let first = u32::try_from(first)
-            .ok()
-            .filter(|f| f.checked_add(other.len() as u32).is_some())
-            .ok_or("more than 2^32 dictionary entries in one block")?;
+        let first = self.next_index(other.len())?;
         let base = self.bytes.len() as u64;
         self.bytes.extend_from_slice(&other.bytes);
         self.offsets
@@ -234,8 +237,7 @@ impl DictPiece {
 
     /// Appends the byte-array entry `value`; returns its index.
     fn add_bytes(&mut self, value: &[u8]) -> Result<u32, String> {
-        let e = u32::try_from(self.entries.len())
-            .map_err(|_| "more than 2^32 dictionary entries in one block".to_string())?;
+        let e = self.entries.next_index(1)?;
         self.entries.bytes.extend_from_slice(value);
         self.entries.offsets.push(self.entries.bytes.len() as u64);
         Ok(e)
