@@ -11,9 +11,8 @@ use rayon::prelude::*;
 use strata_format::Table;
 
 use crate::bind::{AggFunc, Query};
-use crate::block::Sel;
 use crate::error::Result;
-use crate::exec::{map_selected_blocks, Plan};
+use crate::exec::{map_filtered_blocks, Plan};
 use crate::expr::eval;
 use crate::group_output::SlotInputs;
 use crate::result::{QueryResult, ResultColumn};
@@ -47,13 +46,16 @@ pub fn run(plan: &Plan, table: &Table) -> Result<Option<QueryResult>> {
     let Some(col) = counted_column(q, table) else {
         return Ok(None);
     };
-    let lists: Vec<Vec<u128>> = map_selected_blocks(plan, table, |ctx, sel| {
-        let all = ctx.wide_keys(col)?;
-        let kept: Vec<u128> = if *sel == Sel::All {
-            all
+    let lists: Vec<Vec<u128>> = map_filtered_blocks(plan, table, |ctx, filter| {
+        let kept: Vec<u128> = if filter.is_true() {
+            ctx.wide_keys(col)?
         } else {
-            let (counts, _) = ctx.filtered_counts(col, sel)?;
-            all.into_iter()
+            let (counts, _) = filter.counts(ctx, col)?;
+            if counts.iter().all(|&n| n == 0) {
+                return Ok(Vec::new());
+            }
+            ctx.wide_keys(col)?
+                .into_iter()
                 .zip(counts)
                 .filter(|&(_, n)| n > 0)
                 .map(|(k, _)| k)

@@ -18,6 +18,7 @@ use crate::interrupt::Watch;
 use crate::merge::{merge_all, Groups, Pool};
 use crate::order::{sort_indices, SortKey};
 use crate::result::{QueryResult, ResultColumn};
+use crate::selection::BlockFilter;
 use crate::topk;
 use crate::value::{LType, Vector};
 
@@ -150,24 +151,19 @@ pub fn live_blocks(plan: &Plan, table: &Table) -> Vec<usize> {
         .collect()
 }
 
-/// `f` over every live block and its selected rows, blocks in parallel
-/// (each checking for interruption first); a block with no row selected
-/// gives `T::default()` without calling `f`.
-pub(crate) fn map_selected_blocks<T: Send + Default>(
+/// `f` over every live block and its filter, blocks in parallel (each
+/// checking for interruption first).
+pub(crate) fn map_filtered_blocks<T: Send>(
     plan: &Plan,
     table: &Table,
-    f: impl Fn(&BlockCtx, &Sel) -> Result<T> + Sync,
+    f: impl Fn(&BlockCtx, &BlockFilter) -> Result<T> + Sync,
 ) -> Result<Vec<T>> {
     live_blocks(plan, table)
         .par_iter()
         .map(|&b| {
             plan.watch.check()?;
             let ctx = BlockCtx::new(table, b);
-            let sel = select(&plan.pred, &ctx)?;
-            if sel == Sel::Empty {
-                return Ok(T::default());
-            }
-            f(&ctx, &sel)
+            f(&ctx, &BlockFilter::new(&plan.pred))
         })
         .collect()
 }
@@ -206,8 +202,8 @@ fn run_pass(spec: &GroupSpec, plan: &Plan, table: &Table, pool: &Pool) -> Result
         .map(|&b| {
             plan.watch.check()?;
             let ctx = BlockCtx::new(table, b);
-            let sel = select(&plan.pred, &ctx)?;
-            let groups = build_block(spec, &ctx, &sel, pool)?;
+            let filter = BlockFilter::new(&plan.pred);
+            let groups = build_block(spec, &ctx, &filter, pool)?;
             let bytes = groups.pieces.iter().map(|p| 8 * p.capacity() as u64).sum();
             plan.budget.charge(bytes, "the groups")?;
             Ok(groups)

@@ -380,6 +380,128 @@ pub fn may_match(p: &Pred, table: &Table, block: usize) -> bool {
     }
 }
 
+/// The one column every leaf of `p` tests value by value (`KeyRange`,
+/// `KeySet`, `StrSet`, `IsNull`, `Like`, `Values`), or `None` when `p`
+/// tests rows, several columns, or none.
+pub fn single_column(p: &Pred) -> Option<usize> {
+    let mut col = None;
+    if value_leaves_of(p, &mut col) {
+        col
+    } else {
+        None
+    }
+}
+
+/// Whether every leaf of `p` tests one column value by value, the same as
+/// `col` once `col` is set (it is set by the first such leaf).
+fn value_leaves_of(p: &Pred, col: &mut Option<usize>) -> bool {
+    let c = match p {
+        Pred::True | Pred::False => return true,
+        Pred::And(kids) | Pred::Or(kids) => return kids.iter().all(|k| value_leaves_of(k, col)),
+        Pred::Rows(_) => return false,
+        Pred::KeyRange { col, .. }
+        | Pred::KeySet { col, .. }
+        | Pred::StrSet { col, .. }
+        | Pred::IsNull { col, .. }
+        | Pred::Like { col, .. }
+        | Pred::Values { col, .. } => *col,
+    };
+    *col.get_or_insert(c) == c
+}
+
+/// The distinct values of one column that a predicate accepts: the
+/// selection of [`select`] known per value, without touching any row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueMask {
+    /// Per value index, whether its rows are selected.
+    pub values: Vec<bool>,
+    /// Whether the NULL rows are selected.
+    pub nulls: bool,
+}
+
+/// The values of column `col` whose rows `p` selects, when every leaf of
+/// `p` tests `col` value by value (see [`single_column`]); `None` otherwise.
+/// Selects exactly the rows [`select`] does.
+pub fn value_mask(p: &Pred, ctx: &BlockCtx, col: usize) -> Result<Option<ValueMask>> {
+    if !value_leaves_of(p, &mut Some(col)) {
+        return Ok(None);
+    }
+    let n = ctx.chunk(col)?.distinct();
+    let constant = |t: bool| ValueMask {
+        values: vec![t; n],
+        nulls: t,
+    };
+    Ok(Some(match p {
+        Pred::True => constant(true),
+        Pred::False => constant(false),
+        Pred::And(kids) | Pred::Or(kids) => {
+            let and = matches!(p, Pred::And(_));
+            let mut acc = constant(and);
+            for k in kids {
+                let Some(m) = value_mask(k, ctx, col)? else {
+                    return Ok(None);
+                };
+                for (a, b) in acc.values.iter_mut().zip(&m.values) {
+                    *a = if and { *a && *b } else { *a || *b };
+                }
+                acc.nulls = if and {
+                    acc.nulls && m.nulls
+                } else {
+                    acc.nulls || m.nulls
+                };
+            }
+            acc
+        }
+        Pred::KeyRange { .. } | Pred::KeySet { .. } | Pred::StrSet { .. } => {
+            let Some((_, a)) = accepted(p, ctx)? else {
+                return Ok(None);
+            };
+            let values = match a {
+                Accept::Range(start, end) => (0..n).map(|i| (start..end).contains(&i)).collect(),
+                Accept::Set { idx, negated } => {
+                    let mut v = vec![negated; n];
+                    for i in idx {
+                        if let Some(x) = v.get_mut(i) {
+                            *x = !negated;
+                        }
+                    }
+                    v
+                }
+            };
+            ValueMask {
+                values,
+                nulls: false,
+            }
+        }
+        Pred::IsNull { negated, .. } => ValueMask {
+            values: vec![*negated; n],
+            nulls: !*negated,
+        },
+        Pred::Like {
+            pattern, negated, ..
+        } => {
+            let mut values = vec![*negated; n];
+            for i in like_values(ctx, col, pattern)? {
+                if let Some(x) = values.get_mut(i) {
+                    *x = !*negated;
+                }
+            }
+            ValueMask {
+                values,
+                nulls: false,
+            }
+        }
+        Pred::Values { expr, .. } => {
+            let vals = ctx.values(col)?;
+            let values = truth_of(&*eval(expr, vals.len(), &OneColumn(vals))?);
+            let null_in = Vector::nulls(vals.ty, 1);
+            let nulls = truth_of(&*eval(expr, 1, &OneColumn(&null_in))?)[0];
+            ValueMask { values, nulls }
+        }
+        Pred::Rows(_) => return Ok(None),
+    }))
+}
+
 /// The rows of a block that satisfy `p`.
 pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
     let rows = ctx.rows;

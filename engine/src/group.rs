@@ -16,6 +16,7 @@ use crate::block::{BlockCtx, Sel};
 use crate::error::Result;
 use crate::expr::{eval, Columns, OneColumn, TExpr};
 use crate::merge::{Groups, Pool};
+use crate::selection::BlockFilter;
 use crate::value::{LType, Vector};
 
 /// How a key part's values are found in a block.
@@ -527,9 +528,14 @@ fn put_key(out: &mut Vec<u64>, p: &KeyPart, key: Option<u128>) {
 }
 
 /// Builds the sorted vector of groups of one block's selected rows.
-pub fn build_block(spec: &GroupSpec, ctx: &BlockCtx, sel: &Sel, pool: &Pool) -> Result<Groups> {
+pub fn build_block(
+    spec: &GroupSpec,
+    ctx: &BlockCtx,
+    filter: &BlockFilter,
+    pool: &Pool,
+) -> Result<Groups> {
     let mut srcs = Vec::new();
-    let mut out = build_groups(spec, ctx, sel, pool, &mut srcs)?;
+    let mut out = build_groups(spec, ctx, filter, pool, &mut srcs)?;
     if !srcs.is_empty() {
         resolve_strs(&mut out, spec.kw, &srcs, ctx, &spec.layout.arena)?;
     }
@@ -539,16 +545,13 @@ pub fn build_block(spec: &GroupSpec, ctx: &BlockCtx, sel: &Sel, pool: &Pool) -> 
 fn build_groups(
     spec: &GroupSpec,
     ctx: &BlockCtx,
-    sel: &Sel,
+    filter: &BlockFilter,
     pool: &Pool,
     str_srcs: &mut Vec<(usize, StrSource)>,
 ) -> Result<Groups> {
     let stride = spec.stride();
     let sw = spec.layout.words;
     let mut out = Groups::new(spec.kw, stride);
-    if *sel == Sel::Empty {
-        return Ok(out);
-    }
     let layout = &spec.layout;
     let mut row = Vec::with_capacity(stride);
 
@@ -565,10 +568,14 @@ fn build_groups(
             .iter()
             .any(|s| s.call.arg.as_ref().is_some_and(|a| a.columns().len() > 1));
         if !multi_col_args {
-            return per_value_groups(spec, ctx, sel, key_col, pool, str_srcs);
+            return per_value_groups(spec, ctx, filter, key_col, pool, str_srcs);
         }
     }
 
+    let sel = filter.sel(ctx)?;
+    if *sel == Sel::Empty {
+        return Ok(out);
+    }
     let rows = sel.rows(ctx.rows);
     let realized: Vec<Realized> = spec
         .parts
@@ -751,7 +758,7 @@ type FilteredCounts = (Vec<u32>, u32);
 fn per_value_groups(
     spec: &GroupSpec,
     ctx: &BlockCtx,
-    sel: &Sel,
+    filter: &BlockFilter,
     key_col: Option<usize>,
     pool: &Pool,
     str_srcs: &mut Vec<(usize, StrSource)>,
@@ -772,7 +779,7 @@ fn per_value_groups(
         if let Some((_, v)) = count_cache.borrow().iter().find(|(x, _)| *x == c) {
             return Ok(v.clone());
         }
-        let v = ctx.filtered_counts(c, sel)?;
+        let v = filter.counts(ctx, c)?;
         count_cache.borrow_mut().push((c, v.clone()));
         Ok(v)
     };
@@ -810,7 +817,7 @@ fn per_value_groups(
     let mut row: Vec<u64> = Vec::with_capacity(stride);
     match key_col {
         None => {
-            let total = sel.count(ctx.rows) as u64;
+            let total = filter.count(ctx)? as u64;
             if total == 0 {
                 return Ok(out);
             }

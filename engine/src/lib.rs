@@ -34,6 +34,7 @@ pub mod order;
 pub mod result;
 pub mod rounding;
 pub mod scalar;
+pub mod selection;
 pub mod strfn;
 pub mod survivors;
 pub mod table_ref;

@@ -3,65 +3,60 @@
 //!
 //! A group's row count is at most the row count of its value of any one key
 //! column `K` (the stored key column with the most distinct values bounds
-//! best). So:
-//! 1. Each `K` value's selected rows across all blocks: a merge of every
-//!    block's sorted (value, count) list, by key range in parallel.
-//! 2. The groups of the `k` most frequent `K` values are aggregated
-//!    exactly; the `k`-th largest of their counts, `L`, is a lower bound of
-//!    the `k`-th largest count of all groups.
-//! 3. A group that beats `L` has a `K` value with more than `L` rows (at
-//!    least `L` when later ORDER BY keys break ties, since a tie at `L` may
-//!    then win). The query runs restricted to those `K` values and the `k`
-//!    of step 2. The restriction depends on `K` only, so every group it
-//!    keeps is whole: counts, other aggregates and order are exact, and the
-//!    groups that make the cut are among those kept.
+//! best; with one key, `K` is the key and the two counts are equal). So:
+//! 1. Each block's selected rows per `K` value (from the stored counts;
+//!    see [`crate::selection`]), and the block's `k` most frequent values.
+//! 2. Those values' exact totals over all blocks (binary searches); the `k`
+//!    with the largest totals are probed: the `k`-th largest count of their
+//!    groups, `L`, is a lower bound of the `k`-th largest count of all
+//!    groups. (With one key, `L` is the `k`-th largest of the totals.)
+//! 3. A group that beats `L` (or ties with it, when later ORDER BY keys
+//!    break ties) has a `K` value with at least `L` rows over the `B`
+//!    blocks, so in some block at least `ceil(L / B)` rows. The query runs
+//!    restricted to the `K` values that reach that count in some block, and
+//!    the probed ones. The restriction depends on `K` only, so every group
+//!    it keeps is whole: counts, other aggregates and order are exact, and
+//!    the groups that make the cut are among those kept.
 //!
-//! When `K`'s counts are spread evenly (every `K` value could still beat
-//! `L`), there are too many candidates and the query runs as usual.
+//! When `K`'s counts are spread evenly (too many values reach the
+//! threshold), the query runs as usual.
 
 use rayon::prelude::*;
 use strata_format::Table;
 
 use crate::bind::{AggCall, AggFunc, Query};
-use crate::count_distinct::{key_ranges, merge_in_pairs};
+use crate::block::BlockCtx;
 use crate::error::Result;
-use crate::exec::{map_selected_blocks, plan_agg, run_agg, Plan};
+use crate::exec::{live_blocks, plan_agg, run_agg, Plan};
 use crate::expr::{ExprKind, TExpr};
 use crate::filter::Pred;
+use crate::selection::BlockFilter;
 use crate::value::{LType, Value};
 
 /// At most this many candidate `K` values; past it the restriction would
 /// cost about as much as the aggregation it saves.
 const MAX_CANDIDATES: usize = 1 << 17;
 
-/// Step 2 runs only when the `k` most frequent `K` values hold at most
-/// 1/this of the selected rows.
+/// With several keys, step 2 runs only when the `k` most frequent `K`
+/// values probed hold at most 1/this of the selected rows.
 const MAX_PROBE_SHARE: u64 = 8;
 
 /// The restriction is tried only with more than this many `K` values per
 /// group the LIMIT takes.
 const MIN_VALUES_PER_GROUP: usize = 8;
 
-/// One block's (or one merged range's) values of `K` with their counts,
-/// sorted by value.
-#[derive(Debug, Default, Clone, PartialEq)]
-struct Counted {
-    keys: Vec<u128>,
-    counts: Vec<u64>,
-}
-
 /// What the query must look like, and the `K` column and `k`.
 struct Shape {
     col: usize,
     is_str: bool,
     k: usize,
-    /// Whether ORDER BY has keys after the count (ties at `L` may win).
-    tie_breaks: bool,
+    /// Whether `K` is the only key (a group is a `K` value).
+    only_key: bool,
 }
 
 fn shape(q: &Query, table: &Table) -> Option<Shape> {
     let agg = q.aggregation.as_ref()?;
-    if q.having.is_some() || agg.keys.len() < 2 || agg.aggs.iter().any(|a| a.distinct) {
+    if q.having.is_some() || agg.keys.is_empty() || agg.aggs.iter().any(|a| a.distinct) {
         return None;
     }
     let first = q.order.first()?;
@@ -90,8 +85,54 @@ fn shape(q: &Query, table: &Table) -> Option<Shape> {
         col,
         is_str,
         k,
-        tie_breaks: q.order.len() > 1,
+        only_key: agg.keys.len() == 1,
     })
+}
+
+/// One block's selected rows per `K` value.
+struct Probe<'t> {
+    ctx: BlockCtx<'t>,
+    /// Per value index, its selected rows.
+    counts: Vec<u32>,
+    /// Selected rows with a NULL `K`.
+    nulls: u64,
+}
+
+/// A block's sorted distinct `K` values as 128-bit keys.
+enum SortedKeys<'a> {
+    Wide(&'a [u128]),
+    Narrow(&'a [u64]),
+}
+
+impl SortedKeys<'_> {
+    fn get(&self, i: usize) -> u128 {
+        match self {
+            SortedKeys::Wide(k) => k[i],
+            SortedKeys::Narrow(k) => u128::from(k[i]),
+        }
+    }
+
+    fn find(&self, key: u128) -> Option<usize> {
+        match self {
+            SortedKeys::Wide(k) => k.binary_search(&key).ok(),
+            SortedKeys::Narrow(k) => u64::try_from(key)
+                .ok()
+                .and_then(|key| k.binary_search(&key).ok()),
+        }
+    }
+}
+
+impl Probe<'_> {
+    /// `f` over the block's sorted `K` values.
+    fn with_keys<R>(&self, s: &Shape, f: impl FnOnce(SortedKeys) -> R) -> Result<R> {
+        if s.is_str {
+            let chunk = self.ctx.chunk(s.col)?;
+            let hashes = chunk.hashes()?;
+            Ok(f(SortedKeys::Wide(hashes.as_slice())))
+        } else {
+            Ok(f(SortedKeys::Narrow(self.ctx.keys(s.col)?)))
+        }
+    }
 }
 
 /// The extra filter restricting the query to the groups that can make the
@@ -102,82 +143,139 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
     let Some(s) = shape(q, table) else {
         return Ok(None);
     };
-    // 1. Per block, K's values with selected rows and how many.
-    let per_block: Vec<(Counted, u64)> = map_selected_blocks(plan, table, |ctx, sel| {
-        let keys = ctx.wide_keys(s.col)?;
-        let (counts, nulls) = ctx.filtered_counts(s.col, sel)?;
-        let mut c = Counted::default();
-        for (k, n) in keys.into_iter().zip(counts) {
-            if n > 0 {
-                c.keys.push(k);
-                c.counts.push(u64::from(n));
-            }
-        }
-        // The lists, and the merge's copies of them.
-        plan.budget
-            .charge(2 * 24 * c.keys.len() as u64, "the group-count bounds")?;
-        Ok((c, u64::from(nulls)))
-    })?;
+    // 1. Per block, K's values with selected rows and how many, and the
+    // block's k most frequent values.
+    let probed: Vec<(Probe, Vec<u128>)> = live_blocks(plan, table)
+        .into_par_iter()
+        .map(|b| {
+            plan.watch.check()?;
+            let ctx = BlockCtx::new(table, b);
+            let (counts, nulls) = BlockFilter::new(&plan.pred).counts(&ctx, s.col)?;
+            plan.budget
+                .charge(4 * counts.len() as u64, "the group-count bounds")?;
+            let probe = Probe {
+                ctx,
+                counts,
+                nulls: u64::from(nulls),
+            };
+            let best = most_frequent(&probe.counts, s.k);
+            let keys = probe.with_keys(&s, |keys| best.iter().map(|&i| keys.get(i)).collect())?;
+            Ok((probe, keys))
+        })
+        .collect::<Result<_>>()?;
     plan.watch.check()?;
-    let null_rows: u64 = per_block.iter().map(|(_, n)| n).sum();
-    let lists: Vec<Counted> = per_block.into_iter().map(|(c, _)| c).collect();
-    let merged = merge_counts(&lists);
-    drop(lists);
+    let mut probed_keys: Vec<u128> = probed.iter().flat_map(|(_, k)| k.iter().copied()).collect();
+    let mut probes: Vec<Probe> = probed.into_iter().map(|(p, _)| p).collect();
+    let null_rows: u64 = probes.iter().map(|p| p.nulls).sum();
+    let rows: u64 = null_rows
+        + probes
+            .iter()
+            .flat_map(|p| &p.counts)
+            .map(|&n| u64::from(n))
+            .sum::<u64>();
     // Few K values: the restriction could not narrow the query much.
-    let values: usize = merged.iter().map(|m| m.keys.len()).sum();
+    let values: usize = probes
+        .iter()
+        .map(|p| p.counts.iter().filter(|&&n| n > 0).count())
+        .sum();
     if values <= MIN_VALUES_PER_GROUP * s.k {
         return Ok(None);
     }
-    // 2. The k most frequent K values, and the k-th best count of their
-    // groups.
-    let top = most_frequent(&merged, s.k);
-    // Step 2 aggregates the rows of the top K values: worth it only if they
-    // are a small share of the rows.
-    let rows: u64 = null_rows
-        + merged
-            .par_iter()
-            .map(|m| m.counts.iter().sum::<u64>())
-            .sum::<u64>();
-    if top.iter().map(|t| t.0).sum::<u64>() > rows / MAX_PROBE_SHARE {
+    // 2. The probed values' totals, the k largest of them, and the k-th
+    // best count of their groups.
+    probed_keys.sort_unstable();
+    probed_keys.dedup();
+    let totals = probes
+        .par_iter_mut()
+        .map(|p| {
+            p.with_keys(&s, |keys| {
+                probed_keys
+                    .iter()
+                    .map(|&key| keys.find(key).map_or(0, |i| u64::from(p.counts[i])))
+                    .collect::<Vec<u64>>()
+            })
+        })
+        .try_reduce(
+            || vec![0; probed_keys.len()],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                Ok(a)
+            },
+        )?;
+    let mut top: Vec<(u64, u128)> = totals.into_iter().zip(probed_keys).collect();
+    top.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
+    top.truncate(s.k);
+    if top.len() < s.k {
         return Ok(None);
     }
-    let top_keys: Vec<u128> = top.iter().map(|&(_, key)| key).collect();
-    let Some(bound) = kth_count(plan, table, &s, &top_keys)? else {
-        return Ok(None);
+    let bound = if s.only_key {
+        top[s.k - 1].0
+    } else {
+        // Step 2 aggregates the rows of the top K values: worth it only if
+        // they are a small share of the rows.
+        if top.iter().map(|t| t.0).sum::<u64>() > rows / MAX_PROBE_SHARE {
+            return Ok(None);
+        }
+        let top_keys: Vec<u128> = top.iter().map(|&(_, key)| key).collect();
+        match kth_count(plan, table, &s, &top_keys)? {
+            Some(b) => b,
+            None => return Ok(None),
+        }
     };
-    // 3. The K values whose groups can still make the cut.
-    let beats = |n: u64| if s.tie_breaks { n >= bound } else { n > bound };
-    if beats(null_rows) {
+    // 3. The K values that reach ceil(L / B) rows in some block.
+    if null_rows >= bound {
         // Groups with a NULL K could make it; a value set cannot name them.
         return Ok(None);
     }
-    // Per range: the K values that can beat L, and their rows.
-    let beating: Vec<(Vec<u128>, u64)> = merged
-        .par_iter()
-        .map(|m| {
-            let mut keys = Vec::new();
-            let mut rows = 0;
-            for (&key, &n) in m.keys.iter().zip(&m.counts) {
-                if beats(n) && keys.len() <= MAX_CANDIDATES {
-                    keys.push(key);
-                    rows += n;
-                }
-            }
-            (keys, rows)
-        })
-        .collect();
-    if beating.iter().map(|b| b.0.len()).sum::<usize>() > MAX_CANDIDATES {
+    let blocks = probes
+        .iter()
+        .filter(|p| p.counts.iter().any(|&n| n > 0))
+        .count();
+    let threshold = bound.div_ceil(blocks.max(1) as u64);
+    if threshold <= 1 {
         return Ok(None);
     }
-    if beating.iter().map(|b| b.1).sum::<u64>() > rows / 2 {
+    let reaching: Vec<(Vec<u128>, u64)> = probes
+        .par_iter_mut()
+        .map(|p| {
+            p.with_keys(&s, |keys| {
+                let mut out = Vec::new();
+                let mut rows = 0;
+                for (i, &n) in p.counts.iter().enumerate() {
+                    if u64::from(n) >= threshold && out.len() <= MAX_CANDIDATES {
+                        out.push(keys.get(i));
+                        rows += u64::from(n);
+                    }
+                }
+                (out, rows)
+            })
+        })
+        .collect::<Result<_>>()?;
+    if reaching.iter().map(|r| r.0.len()).sum::<usize>() > MAX_CANDIDATES {
+        return Ok(None);
+    }
+    if reaching.iter().map(|r| r.1).sum::<u64>() > rows / 2 {
         // Most rows stay: the restriction would save little.
         return Ok(None);
     }
-    let mut keep = top_keys;
-    keep.extend(beating.into_iter().flat_map(|b| b.0));
+    let mut keep: Vec<u128> = top.into_iter().map(|(_, key)| key).collect();
+    keep.extend(reaching.into_iter().flat_map(|r| r.0));
     keep.sort_unstable();
     keep.dedup();
     Ok(Some(Pred::value_set(s.col, s.is_str, keep)))
+}
+
+/// The indexes of the `k` largest counts (ties broken arbitrarily; zero
+/// counts never).
+fn most_frequent(counts: &[u32], k: usize) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..counts.len()).filter(|&i| counts[i] > 0).collect();
+    if idx.len() > k {
+        idx.select_nth_unstable_by_key(k - 1, |&i| std::cmp::Reverse(counts[i]));
+        idx.truncate(k);
+    }
+    idx
 }
 
 /// The `k`-th largest count of the groups whose K value is among `keys`, or
@@ -227,107 +325,17 @@ fn kth_count(plan: &Plan, table: &Table, s: &Shape, keys: &[u128]) -> Result<Opt
         }))
 }
 
-/// Merges sorted per-block lists into sorted lists with each key once and
-/// its counts summed; one list per key range (ranges cut at keys sampled
-/// from the longest list, merged in parallel).
-fn merge_counts(lists: &[Counted]) -> Vec<Counted> {
-    let keys: Vec<&[u128]> = lists.iter().map(|l| l.keys.as_slice()).collect();
-    key_ranges(&keys)
-        .into_par_iter()
-        .map(|range| {
-            let level: Vec<Counted> = range
-                .into_iter()
-                .map(|(l, r)| Counted {
-                    keys: lists[l].keys[r.clone()].to_vec(),
-                    counts: lists[l].counts[r].to_vec(),
-                })
-                .collect();
-            merge_in_pairs(level, merge_two).unwrap_or_default()
-        })
-        .collect()
-}
-
-/// The sorted union of two sorted lists, counts of equal keys summed.
-fn merge_two(a: &Counted, b: &Counted) -> Counted {
-    let n = a.keys.len() + b.keys.len();
-    let mut keys = Vec::with_capacity(n);
-    let mut counts = Vec::with_capacity(n);
-    let (mut i, mut j) = (0, 0);
-    // Branch-free choice: random keys make the comparisons unpredictable.
-    while i < a.keys.len() && j < b.keys.len() {
-        let (x, y) = (a.keys[i], b.keys[j]);
-        let (take_a, take_b) = (x <= y, y <= x);
-        keys.push(x.min(y));
-        counts.push(
-            (a.counts[i] & 0u64.wrapping_sub(u64::from(take_a)))
-                + (b.counts[j] & 0u64.wrapping_sub(u64::from(take_b))),
-        );
-        i += usize::from(take_a);
-        j += usize::from(take_b);
-    }
-    for (src, at) in [(a, i), (b, j)] {
-        keys.extend_from_slice(&src.keys[at..]);
-        counts.extend_from_slice(&src.counts[at..]);
-    }
-    Counted { keys, counts }
-}
-
-/// The (count, key) pairs of the `k` largest counts (ties broken
-/// arbitrarily), each merged range searched in parallel.
-fn most_frequent(merged: &[Counted], k: usize) -> Vec<(u64, u128)> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let best_of = |m: &Counted| {
-        let mut heap: BinaryHeap<Reverse<(u64, u128)>> = BinaryHeap::with_capacity(k + 1);
-        for (&key, &n) in m.keys.iter().zip(&m.counts) {
-            if heap.len() < k {
-                heap.push(Reverse((n, key)));
-            } else if heap.peek().is_some_and(|Reverse(min)| n > min.0) {
-                heap.pop();
-                heap.push(Reverse((n, key)));
-            }
-        }
-        heap.into_iter().map(|Reverse(x)| x).collect::<Vec<_>>()
-    };
-    let mut all: Vec<(u64, u128)> = merged.par_iter().flat_map_iter(best_of).collect();
-    all.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
-    all.truncate(k);
-    all
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     #[test]
-    fn merged_counts_sum_each_key_once() {
-        let mut x = 7u64;
-        let mut lists = Vec::new();
-        let mut want: BTreeMap<u128, u64> = BTreeMap::new();
-        for len in [0usize, 3, 40_000, 60_000, 1, 25_000] {
-            let mut m: BTreeMap<u128, u64> = BTreeMap::new();
-            for _ in 0..len {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                *m.entry(u128::from(x % 150_000)).or_default() += x % 5 + 1;
-            }
-            for (k, c) in &m {
-                *want.entry(*k).or_default() += c;
-            }
-            lists.push(Counted {
-                keys: m.keys().copied().collect(),
-                counts: m.values().copied().collect(),
-            });
-        }
-        let merged = merge_counts(&lists);
-        let got: Vec<(u128, u64)> = merged
-            .iter()
-            .flat_map(|m| m.keys.iter().copied().zip(m.counts.iter().copied()))
-            .collect();
-        let want: Vec<(u128, u64)> = want.into_iter().collect();
-        assert_eq!(got, want);
-        assert!(merge_counts(&[]).iter().all(|m| m.keys.is_empty()));
+    fn most_frequent_keeps_the_largest_nonzero_counts() {
+        let counts = [3, 0, 9, 1, 9, 4, 0];
+        let mut got = most_frequent(&counts, 3);
+        got.sort_unstable();
+        assert_eq!(got, [2, 4, 5]);
+        assert_eq!(most_frequent(&[0, 0, 2], 5), vec![2]);
+        assert!(most_frequent(&[], 1).is_empty());
     }
 }
