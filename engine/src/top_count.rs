@@ -11,21 +11,32 @@
 //!    groups, `L`, is a lower bound of the `k`-th largest count of all
 //!    groups. (With one key, `L` is the `k`-th largest of the totals.)
 //! 3. A group that beats `L` (or ties with it, when later ORDER BY keys
-//!    break ties) has a `K` value with at least `L` rows over the `B`
-//!    blocks, so in some block at least `ceil(L / B)` rows. The query runs
-//!    restricted to the `K` values that reach that count in some block, and
-//!    the probed ones. The restriction depends on `K` only, so every group
-//!    it keeps is whole: counts, other aggregates and order are exact, and
-//!    the groups that make the cut are among those kept.
+//!    break ties) has a `K` value with at least that many rows. The query
+//!    runs restricted to the probed `K` values and to those that can reach
+//!    it, found one of two ways:
+//!    - with one key, without a merge: over the `B` blocks, such a value
+//!      has at least `ceil(L / B)` rows in some block (pigeonhole). Only
+//!      usable when that threshold prunes, i.e. `L` is large against `B`.
+//!      The set is loose, but the restricted run only counts stored
+//!      values;
+//!    - otherwise exactly: every block's sorted (value, count) list merged,
+//!      by key range in parallel, and the values whose totals reach `L`
+//!      (several keys: the restricted run aggregates the candidates' rows,
+//!      so a tight set pays).
 //!
-//! When `K`'s counts are spread evenly (too many values reach the
-//! threshold), the query runs as usual.
+//! The restriction depends on `K` only, so every group it keeps is whole:
+//! counts, other aggregates and order are exact, and the groups that make
+//! the cut are among those kept.
+//!
+//! When `K`'s counts are spread evenly (every `K` value could still reach
+//! `L`), there are too many candidates and the query runs as usual.
 
 use rayon::prelude::*;
 use strata_format::Table;
 
 use crate::bind::{AggCall, AggFunc, Query};
 use crate::block::BlockCtx;
+use crate::count_distinct::{key_ranges, merge_in_pairs};
 use crate::error::Result;
 use crate::exec::{live_blocks, plan_agg, run_agg, Plan};
 use crate::expr::{ExprKind, TExpr};
@@ -50,8 +61,18 @@ struct Shape {
     col: usize,
     is_str: bool,
     k: usize,
-    /// Whether `K` is the only key (a group is a `K` value).
+    /// Whether `K` is the only key but constants (a group is a `K` value).
     only_key: bool,
+    /// Whether ORDER BY has keys after the count (ties at `L` may win).
+    tie_breaks: bool,
+}
+
+/// One block's (or one merged range's) values of `K` with their counts,
+/// sorted by value.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Counted {
+    keys: Vec<u128>,
+    counts: Vec<u64>,
 }
 
 fn shape(q: &Query, table: &Table) -> Option<Shape> {
@@ -85,7 +106,10 @@ fn shape(q: &Query, table: &Table) -> Option<Shape> {
         col,
         is_str,
         k,
-        only_key: agg.keys.len() == 1,
+        // Constant keys (`GROUP BY 1, URL` with `SELECT 1, ...`) split no
+        // group.
+        only_key: agg.keys.iter().filter(|e| !e.columns().is_empty()).count() == 1,
+        tie_breaks: q.order.len() > 1,
     })
 }
 
@@ -164,7 +188,7 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
         })
         .collect::<Result<_>>()?;
     plan.watch.check()?;
-    let mut probed_keys: Vec<u128> = probed.iter().flat_map(|(_, k)| k.iter().copied()).collect();
+    let probed_keys: Vec<u128> = probed.iter().flat_map(|(_, k)| k.iter().copied()).collect();
     let mut probes: Vec<Probe> = probed.into_iter().map(|(p, _)| p).collect();
     let null_rows: u64 = probes.iter().map(|p| p.nulls).sum();
     let rows: u64 = null_rows
@@ -181,32 +205,18 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
     if values <= MIN_VALUES_PER_GROUP * s.k {
         return Ok(None);
     }
-    // 2. The probed values' totals, the k largest of them, and the k-th
-    // best count of their groups.
-    probed_keys.sort_unstable();
-    probed_keys.dedup();
-    let totals = probes
-        .par_iter_mut()
-        .map(|p| {
-            p.with_keys(&s, |keys| {
-                probed_keys
-                    .iter()
-                    .map(|&key| keys.find(key).map_or(0, |i| u64::from(p.counts[i])))
-                    .collect::<Vec<u64>>()
-            })
-        })
-        .try_reduce(
-            || vec![0; probed_keys.len()],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    *x += y;
-                }
-                Ok(a)
-            },
-        )?;
-    let mut top: Vec<(u64, u128)> = totals.into_iter().zip(probed_keys).collect();
-    top.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
-    top.truncate(s.k);
+    // 2. The k most frequent K values: among the probed ones (one key), or
+    // exactly from every value's total (several keys: the restricted run
+    // aggregates rows, so it pays to find the tightest bound and set).
+    let merged = if s.only_key {
+        None
+    } else {
+        Some(merge_probes(&mut probes, &s)?)
+    };
+    let top = match &merged {
+        Some(m) => most_frequent_merged(m, s.k),
+        None => probed_top(&mut probes, &s, probed_keys)?,
+    };
     if top.len() < s.k {
         return Ok(None);
     }
@@ -224,23 +234,50 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
             None => return Ok(None),
         }
     };
-    // 3. The K values that reach ceil(L / B) rows in some block.
-    if null_rows >= bound {
+    // 3. The K values whose groups can still make the cut: those with at
+    // least `need` rows.
+    let need = if s.tie_breaks { bound } else { bound + 1 };
+    if null_rows >= need {
         // Groups with a NULL K could make it; a value set cannot name them.
         return Ok(None);
     }
+    let mut keep: Vec<u128> = top.into_iter().map(|(_, key)| key).collect();
+    // With one key the restricted run counts stored values (cheap even for
+    // a loose candidate set); with several it aggregates the candidates'
+    // rows, so it wants the exact, tight set.
+    let reaching = match merged {
+        Some(m) => merged_reaching(&m, need, rows),
+        None => match pigeonhole(&mut probes, &s, need, rows)? {
+            Some(r) => Some(r),
+            None => merged_reaching(&merge_probes(&mut probes, &s)?, need, rows),
+        },
+    };
+    let Some(reaching) = reaching else {
+        return Ok(None);
+    };
+    keep.extend(reaching);
+    keep.sort_unstable();
+    keep.dedup();
+    Ok(Some(Pred::value_set(s.col, s.is_str, keep)))
+}
+
+/// The `K` values with at least `ceil(need / B)` rows in some one of the
+/// `B` blocks holding selected rows (a superset of those with `need` rows
+/// in all), or `None` when that threshold would not narrow the query
+/// enough.
+fn pigeonhole(probes: &mut [Probe], s: &Shape, need: u64, rows: u64) -> Result<Option<Vec<u128>>> {
     let blocks = probes
         .iter()
         .filter(|p| p.counts.iter().any(|&n| n > 0))
         .count();
-    let threshold = bound.div_ceil(blocks.max(1) as u64);
+    let threshold = need.div_ceil(blocks.max(1) as u64);
     if threshold <= 1 {
         return Ok(None);
     }
     let reaching: Vec<(Vec<u128>, u64)> = probes
         .par_iter_mut()
         .map(|p| {
-            p.with_keys(&s, |keys| {
+            p.with_keys(s, |keys| {
                 let mut out = Vec::new();
                 let mut rows = 0;
                 for (i, &n) in p.counts.iter().enumerate() {
@@ -253,18 +290,89 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
             })
         })
         .collect::<Result<_>>()?;
-    if reaching.iter().map(|r| r.0.len()).sum::<usize>() > MAX_CANDIDATES {
-        return Ok(None);
+    Ok(narrow_enough(reaching, rows))
+}
+
+/// Every `K` value's selected rows over all blocks: the blocks' sorted
+/// (value, count) lists merged, one list per key range.
+fn merge_probes(probes: &mut [Probe], s: &Shape) -> Result<Vec<Counted>> {
+    let lists: Vec<Counted> = probes
+        .par_iter_mut()
+        .map(|p| {
+            p.with_keys(s, |keys| {
+                let mut c = Counted::default();
+                for (i, &n) in p.counts.iter().enumerate() {
+                    if n > 0 {
+                        c.keys.push(keys.get(i));
+                        c.counts.push(u64::from(n));
+                    }
+                }
+                c
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok(merge_counts(&lists))
+}
+
+/// The `K` values with at least `need` rows over all blocks, from the
+/// merged counts; `None` when they would not narrow the query enough.
+fn merged_reaching(merged: &[Counted], need: u64, rows: u64) -> Option<Vec<u128>> {
+    let reaching: Vec<(Vec<u128>, u64)> = merged
+        .par_iter()
+        .map(|m| {
+            let mut keys = Vec::new();
+            let mut rows = 0;
+            for (&key, &n) in m.keys.iter().zip(&m.counts) {
+                if n >= need && keys.len() <= MAX_CANDIDATES {
+                    keys.push(key);
+                    rows += n;
+                }
+            }
+            (keys, rows)
+        })
+        .collect();
+    narrow_enough(reaching, rows)
+}
+
+/// The candidate values of per-part `(values, their rows)` lists, unless
+/// they are too many or hold most of the `rows` (the restriction would
+/// cost more than it saves).
+fn narrow_enough(parts: Vec<(Vec<u128>, u64)>, rows: u64) -> Option<Vec<u128>> {
+    if parts.iter().map(|r| r.0.len()).sum::<usize>() > MAX_CANDIDATES
+        || parts.iter().map(|r| r.1).sum::<u64>() > rows / 2
+    {
+        return None;
     }
-    if reaching.iter().map(|r| r.1).sum::<u64>() > rows / 2 {
-        // Most rows stay: the restriction would save little.
-        return Ok(None);
-    }
-    let mut keep: Vec<u128> = top.into_iter().map(|(_, key)| key).collect();
-    keep.extend(reaching.into_iter().flat_map(|r| r.0));
-    keep.sort_unstable();
-    keep.dedup();
-    Ok(Some(Pred::value_set(s.col, s.is_str, keep)))
+    Some(parts.into_iter().flat_map(|r| r.0).collect())
+}
+
+/// The `k` values with the largest totals among `keys` (each block's most
+/// frequent values), totals found by binary search in every block.
+fn probed_top(probes: &mut [Probe], s: &Shape, mut keys: Vec<u128>) -> Result<Vec<(u64, u128)>> {
+    keys.sort_unstable();
+    keys.dedup();
+    let totals = probes
+        .par_iter_mut()
+        .map(|p| {
+            p.with_keys(s, |sorted| {
+                keys.iter()
+                    .map(|&key| sorted.find(key).map_or(0, |i| u64::from(p.counts[i])))
+                    .collect::<Vec<u64>>()
+            })
+        })
+        .try_reduce(
+            || vec![0; keys.len()],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                Ok(a)
+            },
+        )?;
+    let mut top: Vec<(u64, u128)> = totals.into_iter().zip(keys).collect();
+    top.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
+    top.truncate(s.k);
+    Ok(top)
 }
 
 /// The indexes of the `k` largest counts (ties broken arbitrarily; zero
@@ -325,9 +433,78 @@ fn kth_count(plan: &Plan, table: &Table, s: &Shape, keys: &[u128]) -> Result<Opt
         }))
 }
 
+/// Merges sorted per-block lists into sorted lists with each key once and
+/// its counts summed; one list per key range (ranges cut at keys sampled
+/// from the longest list, merged in parallel).
+fn merge_counts(lists: &[Counted]) -> Vec<Counted> {
+    let keys: Vec<&[u128]> = lists.iter().map(|l| l.keys.as_slice()).collect();
+    key_ranges(&keys)
+        .into_par_iter()
+        .map(|range| {
+            let level: Vec<Counted> = range
+                .into_iter()
+                .map(|(l, r)| Counted {
+                    keys: lists[l].keys[r.clone()].to_vec(),
+                    counts: lists[l].counts[r].to_vec(),
+                })
+                .collect();
+            merge_in_pairs(level, merge_two).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The sorted union of two sorted lists, counts of equal keys summed.
+fn merge_two(a: &Counted, b: &Counted) -> Counted {
+    let n = a.keys.len() + b.keys.len();
+    let mut keys = Vec::with_capacity(n);
+    let mut counts = Vec::with_capacity(n);
+    let (mut i, mut j) = (0, 0);
+    // Branch-free choice: random keys make the comparisons unpredictable.
+    while i < a.keys.len() && j < b.keys.len() {
+        let (x, y) = (a.keys[i], b.keys[j]);
+        let (take_a, take_b) = (x <= y, y <= x);
+        keys.push(x.min(y));
+        counts.push(
+            (a.counts[i] & 0u64.wrapping_sub(u64::from(take_a)))
+                + (b.counts[j] & 0u64.wrapping_sub(u64::from(take_b))),
+        );
+        i += usize::from(take_a);
+        j += usize::from(take_b);
+    }
+    for (src, at) in [(a, i), (b, j)] {
+        keys.extend_from_slice(&src.keys[at..]);
+        counts.extend_from_slice(&src.counts[at..]);
+    }
+    Counted { keys, counts }
+}
+
+/// The (count, key) pairs of the `k` largest counts (ties broken
+/// arbitrarily), each merged range searched in parallel.
+fn most_frequent_merged(merged: &[Counted], k: usize) -> Vec<(u64, u128)> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let best_of = |m: &Counted| {
+        let mut heap: BinaryHeap<Reverse<(u64, u128)>> = BinaryHeap::with_capacity(k + 1);
+        for (&key, &n) in m.keys.iter().zip(&m.counts) {
+            if heap.len() < k {
+                heap.push(Reverse((n, key)));
+            } else if heap.peek().is_some_and(|Reverse(min)| n > min.0) {
+                heap.pop();
+                heap.push(Reverse((n, key)));
+            }
+        }
+        heap.into_iter().map(|Reverse(x)| x).collect::<Vec<_>>()
+    };
+    let mut all: Vec<(u64, u128)> = merged.par_iter().flat_map_iter(best_of).collect();
+    all.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
+    all.truncate(k);
+    all
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     #[test]
     fn most_frequent_keeps_the_largest_nonzero_counts() {
@@ -337,5 +514,36 @@ mod tests {
         assert_eq!(got, [2, 4, 5]);
         assert_eq!(most_frequent(&[0, 0, 2], 5), vec![2]);
         assert!(most_frequent(&[], 1).is_empty());
+    }
+
+    #[test]
+    fn merged_counts_sum_each_key_once() {
+        let mut x = 7u64;
+        let mut lists = Vec::new();
+        let mut want: BTreeMap<u128, u64> = BTreeMap::new();
+        for len in [0usize, 3, 40_000, 60_000, 1, 25_000] {
+            let mut m: BTreeMap<u128, u64> = BTreeMap::new();
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *m.entry(u128::from(x % 150_000)).or_default() += x % 5 + 1;
+            }
+            for (k, c) in &m {
+                *want.entry(*k).or_default() += c;
+            }
+            lists.push(Counted {
+                keys: m.keys().copied().collect(),
+                counts: m.values().copied().collect(),
+            });
+        }
+        let merged = merge_counts(&lists);
+        let got: Vec<(u128, u64)> = merged
+            .iter()
+            .flat_map(|m| m.keys.iter().copied().zip(m.counts.iter().copied()))
+            .collect();
+        let want: Vec<(u128, u64)> = want.into_iter().collect();
+        assert_eq!(got, want);
+        assert!(merge_counts(&[]).iter().all(|m| m.keys.is_empty()));
     }
 }
