@@ -40,7 +40,7 @@ use crate::count_distinct::{key_ranges, merge_in_pairs};
 use crate::error::Result;
 use crate::exec::{live_blocks, plan_agg, run_agg, Plan};
 use crate::expr::{ExprKind, TExpr};
-use crate::filter::Pred;
+use crate::filter::{single_column, Pred};
 use crate::selection::BlockFilter;
 use crate::value::{LType, Value};
 
@@ -167,6 +167,12 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
     let Some(s) = shape(q, table) else {
         return Ok(None);
     };
+    // With one key, the restriction pays when neither pass selects rows:
+    // no filter, or one testing `K` value by value. Otherwise both passes
+    // would select the filter's rows, for groups that are few anyway.
+    if s.only_key && plan.pred != Pred::True && single_column(&plan.pred) != Some(s.col) {
+        return Ok(None);
+    }
     // 1. Per block, K's values with selected rows and how many, and the
     // block's k most frequent values.
     let probed: Vec<(Probe, Vec<u128>)> = live_blocks(plan, table)
