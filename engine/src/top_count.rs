@@ -56,6 +56,10 @@ const MAX_PROBE_SHARE: u64 = 8;
 /// group the LIMIT takes.
 const MIN_VALUES_PER_GROUP: usize = 8;
 
+/// The restriction is tried only when the filter selects at least
+/// 1/this of the table's rows.
+const MIN_ROWS_SHARE: u64 = 64;
+
 /// What the query must look like, and the `K` column and `k`.
 struct Shape {
     col: usize,
@@ -203,6 +207,11 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
             .flat_map(|p| &p.counts)
             .map(|&n| u64::from(n))
             .sum::<u64>();
+    // Few rows selected: aggregating them all costs less than the passes
+    // the restriction would add (each selects the filter's rows again).
+    if rows.saturating_mul(MIN_ROWS_SHARE) < table.num_rows() {
+        return Ok(None);
+    }
     // Few K values: the restriction could not narrow the query much.
     let values: usize = probes
         .iter()
