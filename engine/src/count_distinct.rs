@@ -50,7 +50,7 @@ pub fn run(plan: &Plan, table: &Table) -> Result<Option<QueryResult>> {
         let kept: Vec<u128> = if filter.is_true() {
             ctx.wide_keys(col)?
         } else {
-            let (counts, _) = filter.counts(ctx, col)?;
+            let (counts, _) = filter.counts(&ctx, col)?;
             if counts.iter().all(|&n| n == 0) {
                 return Ok(Vec::new());
             }

@@ -151,19 +151,18 @@ pub fn live_blocks(plan: &Plan, table: &Table) -> Vec<usize> {
         .collect()
 }
 
-/// `f` over every live block and its filter, blocks in parallel (each
-/// checking for interruption first).
-pub(crate) fn map_filtered_blocks<T: Send>(
+/// `f` over every live block (its context, which `f` may keep) and its
+/// filter, blocks in parallel (each checking for interruption first).
+pub(crate) fn map_filtered_blocks<'t, T: Send>(
     plan: &Plan,
-    table: &Table,
-    f: impl Fn(&BlockCtx, &BlockFilter) -> Result<T> + Sync,
+    table: &'t Table,
+    f: impl Fn(BlockCtx<'t>, &BlockFilter) -> Result<T> + Sync,
 ) -> Result<Vec<T>> {
     live_blocks(plan, table)
         .par_iter()
         .map(|&b| {
             plan.watch.check()?;
-            let ctx = BlockCtx::new(table, b);
-            f(&ctx, &BlockFilter::new(&plan.pred))
+            f(BlockCtx::new(table, b), &BlockFilter::new(&plan.pred))
         })
         .collect()
 }

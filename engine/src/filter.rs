@@ -491,15 +491,19 @@ pub fn value_mask(p: &Pred, ctx: &BlockCtx, col: usize) -> Result<Option<ValueMa
                 nulls: false,
             }
         }
-        Pred::Values { expr, .. } => {
-            let vals = ctx.values(col)?;
-            let values = truth_of(&*eval(expr, vals.len(), &OneColumn(vals))?);
-            let null_in = Vector::nulls(vals.ty, 1);
-            let nulls = truth_of(&*eval(expr, 1, &OneColumn(&null_in))?)[0];
-            ValueMask { values, nulls }
-        }
+        Pred::Values { expr, .. } => values_truth(ctx, col, expr)?,
         Pred::Rows(_) => return Ok(None),
     }))
+}
+
+/// Where an expression of column `col` alone is TRUE: at each distinct
+/// value, and at NULL.
+fn values_truth(ctx: &BlockCtx, col: usize, expr: &TExpr) -> Result<ValueMask> {
+    let vals = ctx.values(col)?;
+    let values = truth_of(&*eval(expr, vals.len(), &OneColumn(vals))?);
+    let null_in = Vector::nulls(vals.ty, 1);
+    let nulls = truth_of(&*eval(expr, 1, &OneColumn(&null_in))?)[0];
+    Ok(ValueMask { values, nulls })
 }
 
 /// The rows of a block that satisfy `p`.
@@ -577,10 +581,10 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
             value_set_rows(ctx, *col, &idx, *negated)?
         }
         Pred::Values { col, expr } => {
-            let vals = ctx.values(*col)?;
-            let truth = truth_of(&*eval(expr, vals.len(), &OneColumn(vals))?);
-            let null_in = Vector::nulls(vals.ty, 1);
-            let null_truth = truth_of(&*eval(expr, 1, &OneColumn(&null_in))?)[0];
+            let ValueMask {
+                values: truth,
+                nulls: null_truth,
+            } = values_truth(ctx, *col, expr)?;
             let chunk = ctx.chunk(*col)?;
             let mut b = Bitmap::zeros(rows as usize);
             if truth.iter().any(|&t| t) {

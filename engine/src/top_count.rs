@@ -38,10 +38,9 @@ use crate::bind::{AggCall, AggFunc, Query};
 use crate::block::BlockCtx;
 use crate::count_distinct::{key_ranges, merge_in_pairs};
 use crate::error::Result;
-use crate::exec::{live_blocks, plan_agg, run_agg, Plan};
+use crate::exec::{map_filtered_blocks, plan_agg, run_agg, Plan};
 use crate::expr::{ExprKind, TExpr};
 use crate::filter::{single_column, Pred};
-use crate::selection::BlockFilter;
 use crate::value::{LType, Value};
 
 /// At most this many candidate `K` values; past it the restriction would
@@ -177,26 +176,25 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
     if s.only_key && plan.pred != Pred::True && single_column(&plan.pred) != Some(s.col) {
         return Ok(None);
     }
-    // 1. Per block, K's values with selected rows and how many, and the
-    // block's k most frequent values.
-    let probed: Vec<(Probe, Vec<u128>)> = live_blocks(plan, table)
-        .into_par_iter()
-        .map(|b| {
-            plan.watch.check()?;
-            let ctx = BlockCtx::new(table, b);
-            let (counts, nulls) = BlockFilter::new(&plan.pred).counts(&ctx, s.col)?;
-            plan.budget
-                .charge(4 * counts.len() as u64, "the group-count bounds")?;
-            let probe = Probe {
-                ctx,
-                counts,
-                nulls: u64::from(nulls),
-            };
+    // 1. Per block, K's values with selected rows and how many, and (one
+    // key) the block's k most frequent values.
+    let probed: Vec<(Probe, Vec<u128>)> = map_filtered_blocks(plan, table, |ctx, filter| {
+        let (counts, nulls) = filter.counts(&ctx, s.col)?;
+        plan.budget
+            .charge(4 * counts.len() as u64, "the group-count bounds")?;
+        let probe = Probe {
+            ctx,
+            counts,
+            nulls: u64::from(nulls),
+        };
+        let keys = if s.only_key {
             let best = most_frequent(&probe.counts, s.k);
-            let keys = probe.with_keys(&s, |keys| best.iter().map(|&i| keys.get(i)).collect())?;
-            Ok((probe, keys))
-        })
-        .collect::<Result<_>>()?;
+            probe.with_keys(&s, |keys| best.iter().map(|&i| keys.get(i)).collect())?
+        } else {
+            Vec::new()
+        };
+        Ok((probe, keys))
+    })?;
     plan.watch.check()?;
     let probed_keys: Vec<u128> = probed.iter().flat_map(|(_, k)| k.iter().copied()).collect();
     let mut probes: Vec<Probe> = probed.into_iter().map(|(p, _)| p).collect();
@@ -226,7 +224,7 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
     let merged = if s.only_key {
         None
     } else {
-        Some(merge_probes(&mut probes, &s)?)
+        Some(merge_probes(plan, &mut probes, &s)?)
     };
     let top = match &merged {
         Some(m) => most_frequent_merged(m, s.k),
@@ -264,7 +262,7 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
         Some(m) => merged_reaching(&m, need, rows),
         None => match pigeonhole(&mut probes, &s, need, rows)? {
             Some(r) => Some(r),
-            None => merged_reaching(&merge_probes(&mut probes, &s)?, need, rows),
+            None => merged_reaching(&merge_probes(plan, &mut probes, &s)?, need, rows),
         },
     };
     let Some(reaching) = reaching else {
@@ -310,11 +308,11 @@ fn pigeonhole(probes: &mut [Probe], s: &Shape, need: u64, rows: u64) -> Result<O
 
 /// Every `K` value's selected rows over all blocks: the blocks' sorted
 /// (value, count) lists merged, one list per key range.
-fn merge_probes(probes: &mut [Probe], s: &Shape) -> Result<Vec<Counted>> {
+fn merge_probes(plan: &Plan, probes: &mut [Probe], s: &Shape) -> Result<Vec<Counted>> {
     let lists: Vec<Counted> = probes
         .par_iter_mut()
         .map(|p| {
-            p.with_keys(s, |keys| {
+            let c = p.with_keys(s, |keys| {
                 let mut c = Counted::default();
                 for (i, &n) in p.counts.iter().enumerate() {
                     if n > 0 {
@@ -323,7 +321,11 @@ fn merge_probes(probes: &mut [Probe], s: &Shape) -> Result<Vec<Counted>> {
                     }
                 }
                 c
-            })
+            })?;
+            // The lists, and the merge's copies of them.
+            plan.budget
+                .charge(2 * 24 * c.keys.len() as u64, "the group-count bounds")?;
+            Ok(c)
         })
         .collect::<Result<_>>()?;
     Ok(merge_counts(&lists))
