@@ -26,7 +26,6 @@ use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
 use parquet::data_type::DataType as ParquetType;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescriptor;
-use rayon::prelude::*;
 use strata_format::types::{bool_key, float_key, signed_key};
 use strata_format::{ColumnData, DataType, Field, Schema};
 
@@ -341,7 +340,8 @@ struct OpenGroup {
     path: Arc<Path>,
     name: Arc<str>,
     plans: Arc<[ColumnPlan]>,
-    readers: Vec<ChunkReader>,
+    /// `None` while a decoding task has it.
+    readers: Vec<Option<ChunkReader>>,
     /// Rows not yet given to a block.
     rows_left: usize,
     /// The file row (from 0) of the next row given to a block.
@@ -362,6 +362,25 @@ struct Piece {
 
 /// One column of one piece, decoded, with its bad values.
 type DecodedPiece = (ColumnData, Vec<BadValue>);
+
+/// What a decoding task hands back: the pieces of one column of one row
+/// group, decoded, and the column's reader.
+struct Decoded {
+    group: usize,
+    column: usize,
+    reader: ChunkReader,
+    pieces: Result<Vec<DecodedPiece>>,
+}
+
+/// A round of blocks whose columns are being decoded.
+struct Round {
+    pieces: Vec<Piece>,
+    /// The rows of each block.
+    blocks: Vec<usize>,
+    /// Decoding tasks started; each sends one [`Decoded`].
+    tasks: usize,
+    results: std::sync::mpsc::Receiver<Decoded>,
+}
 
 /// A bad value found while converting a column.
 struct BadValue {
@@ -397,6 +416,8 @@ pub struct ParquetSource {
     groups: std::collections::VecDeque<OpenGroup>,
     /// Blocks decoded and not yet returned.
     ready: std::collections::VecDeque<ParquetBlock>,
+    /// The next round, being decoded.
+    pending: Option<Round>,
     max_errors: u64,
     /// Whether string columns may be read keeping their dictionaries.
     by_pages: bool,
@@ -414,6 +435,7 @@ impl ParquetSource {
             current: None,
             groups: Default::default(),
             ready: Default::default(),
+            pending: None,
             max_errors,
             by_pages: true,
             bytes_done: 0,
@@ -574,7 +596,7 @@ impl ParquetSource {
                             .get_column_reader(c.leaf)
                             .map(|r| ChunkReader::Values(Box::new(r)))
                     };
-                    reader.map_err(|e| {
+                    reader.map(Some).map_err(|e| {
                         parquet_error(
                             path,
                             format!("row group {g}, column {}: {e}", c.target.name),
@@ -609,20 +631,32 @@ impl ParquetSource {
     }
 
     /// Reads the next block of up to `block_rows` rows, decoding on `pool`;
-    /// `None` at the end of the last file.
+    /// `None` at the end of the last file. Must not be called from a thread
+    /// of `pool`.
     pub fn next_block(
         &mut self,
         pool: &rayon::ThreadPool,
         block_rows: usize,
     ) -> Result<Option<ParquetBlock>> {
         if self.ready.is_empty() {
-            self.read_round(pool, block_rows)?;
+            let round = match self.pending.take() {
+                Some(round) => round,
+                None => self.start_round(pool, block_rows)?,
+            };
+            self.finish_round(round)?;
+            // Decode the next round while this one's blocks are encoded: a
+            // round decoded only once they are all taken would leave
+            // threads idle until its slowest column is read.
+            if !self.ready.is_empty() {
+                self.pending = Some(self.start_round(pool, block_rows)?);
+            }
         }
         Ok(self.ready.pop_front())
     }
 
-    /// Decodes the next round of blocks into `ready` (none at the end).
-    fn read_round(&mut self, pool: &rayon::ThreadPool, block_rows: usize) -> Result<()> {
+    /// Cuts the next round of blocks from the row groups and starts decoding
+    /// its columns on `pool` (none at the end).
+    fn start_round(&mut self, pool: &rayon::ThreadPool, block_rows: usize) -> Result<Round> {
         let ncols = self.schema.len();
         let threads = pool.current_num_threads().max(1);
         let max_blocks = (2 * threads).div_ceil(ncols.max(1)).clamp(1, 2 * threads);
@@ -661,44 +695,103 @@ impl ParquetSource {
                 blocks.push(rows);
             }
         }
-        // Decode: one task per row group and column, its pieces in order.
+        // Decode: one task per row group and column, its pieces in order,
+        // each owning its column's reader until it hands it back.
+        let (tx, results) = std::sync::mpsc::channel();
         let used = pieces.last().map_or(0, |p| p.group + 1);
-        let mut tasks = Vec::new();
+        let mut tasks = 0;
         for (gi, g) in self.groups.iter_mut().take(used).enumerate() {
-            let mine: Vec<usize> = (0..pieces.len())
-                .filter(|&i| pieces[i].group == gi)
+            let mine: Vec<(usize, usize)> = pieces
+                .iter()
+                .filter(|p| p.group == gi)
+                .map(|p| (p.rows, p.block_row))
                 .collect();
-            let plans = &g.plans;
-            for (reader, plan) in g.readers.iter_mut().zip(plans.iter()) {
-                tasks.push((reader, plan, &g.path, mine.clone()));
+            for (column, slot) in g.readers.iter_mut().enumerate() {
+                let Some(mut reader) = slot.take() else {
+                    return Err(IngestError::Internal("a column reader is missing".into()));
+                };
+                let (plans, path, mine, tx) =
+                    (g.plans.clone(), g.path.clone(), mine.clone(), tx.clone());
+                tasks += 1;
+                pool.spawn(move || {
+                    let decoded = match plans.get(column) {
+                        Some(plan) => mine
+                            .iter()
+                            .map(|&(rows, block_row)| {
+                                let mut out = if plan.target.data_type.is_string() {
+                                    ColumnData::new_strings()
+                                } else {
+                                    ColumnData::new_fixed()
+                                };
+                                let bad = read_column(plan, &mut reader, rows, block_row, &mut out)
+                                    .map_err(|e| parquet_error(&path, e))?;
+                                Ok((out, bad))
+                            })
+                            .collect(),
+                        None => Err(IngestError::Internal("a column plan is missing".into())),
+                    };
+                    // The receiver is gone only if the ingest already failed.
+                    let _ = tx.send(Decoded {
+                        group: gi,
+                        column,
+                        reader,
+                        pieces: decoded,
+                    });
+                });
             }
         }
-        let pieces_ref = &pieces;
-        let decoded: Vec<Result<Vec<DecodedPiece>>> = pool.install(|| {
-            tasks
-                .into_par_iter()
-                .map(|(reader, plan, path, mine)| {
-                    mine.iter()
-                        .map(|&i| {
-                            let p = &pieces_ref[i];
-                            let mut out = if plan.target.data_type.is_string() {
-                                ColumnData::new_strings()
-                            } else {
-                                ColumnData::new_fixed()
-                            };
-                            let bad = read_column(plan, reader, p.rows, p.block_row, &mut out)
-                                .map_err(|e| parquet_error(path, e))?;
-                            Ok((out, bad))
-                        })
-                        .collect()
-                })
-                .collect()
-        });
+        Ok(Round {
+            pieces,
+            blocks,
+            tasks,
+            results,
+        })
+    }
+
+    /// Waits for `round`'s columns, gives their readers back to their row
+    /// groups and assembles its blocks into `ready`.
+    fn finish_round(&mut self, round: Round) -> Result<()> {
+        let ncols = self.schema.len();
+        let Round {
+            pieces,
+            blocks,
+            tasks,
+            results,
+        } = round;
+        let mut decoded: Vec<Vec<Option<DecodedPiece>>> = Vec::new();
+        decoded.resize_with(pieces.last().map_or(0, |p| p.group + 1) * ncols, Vec::new);
+        let mut first_error: Option<(usize, IngestError)> = None;
+        for _ in 0..tasks {
+            let done = results
+                .recv()
+                .map_err(|_| IngestError::Internal("a decoding task was lost".into()))?;
+            if let Some(slot) = self
+                .groups
+                .get_mut(done.group)
+                .and_then(|g| g.readers.get_mut(done.column))
+            {
+                *slot = Some(done.reader);
+            }
+            let task = done.group * ncols + done.column;
+            match done.pieces {
+                Ok(pieces) => {
+                    if let Some(slot) = decoded.get_mut(task) {
+                        *slot = pieces.into_iter().map(Some).collect();
+                    }
+                }
+                // The first column's error in file order, whichever
+                // finished first.
+                Err(e) => {
+                    if first_error.as_ref().is_none_or(|(t, _)| task < *t) {
+                        first_error = Some((task, e));
+                    }
+                }
+            }
+        }
+        if let Some((_, e)) = first_error {
+            return Err(e);
+        }
         // Assemble the blocks from their pieces.
-        let mut decoded = decoded
-            .into_iter()
-            .map(|r| r.map(|v| v.into_iter().map(Some).collect::<Vec<_>>()))
-            .collect::<Result<Vec<_>>>()?;
         // Pieces are in row group order: the n-th of its group is at
         // `index - index of the group's first piece`.
         let mut nth_in_group = vec![0usize; pieces.len()];
