@@ -128,6 +128,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         columns: None,
         append: args.append,
         sync: !args.no_sync,
+        compress_strings: true,
     };
     let table_name = args
         .table

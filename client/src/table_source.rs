@@ -120,6 +120,9 @@ impl ReadOptions {
             schema,
             // A cache entry can be rebuilt; a damaged one fails its checksums.
             sync: false,
+            // The first query waits for the entry: raw string blocks build
+            // faster, for more bytes in the cache.
+            compress_strings: false,
             ..IngestOptions::default()
         })
     }

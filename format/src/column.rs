@@ -183,17 +183,26 @@ impl ColumnData {
         }
     }
 
-    /// Whether row `i` is NULL.
-    pub fn is_null(&self, i: usize) -> bool {
-        let nulls = match self {
+    /// The NULL flags, one per row, if any row may be NULL.
+    fn null_flags(&self) -> Option<&[bool]> {
+        match self {
             ColumnData::Fixed { nulls, .. }
             | ColumnData::FixedDict { nulls, .. }
             | ColumnData::Strings { nulls, .. }
-            | ColumnData::StringDict { nulls, .. } => nulls,
-        };
-        nulls
-            .as_ref()
+            | ColumnData::StringDict { nulls, .. } => nulls.as_deref(),
+        }
+    }
+
+    /// Whether row `i` is NULL.
+    pub fn is_null(&self, i: usize) -> bool {
+        self.null_flags()
             .is_some_and(|n| n.get(i).copied().unwrap_or(false))
+    }
+
+    /// Whether any of the first `rows` rows is NULL.
+    pub fn has_null(&self, rows: usize) -> bool {
+        self.null_flags()
+            .is_some_and(|n| n.iter().take(rows).any(|&null| null))
     }
 
     /// Appends the rows of `other`, a column of the same kind, after this

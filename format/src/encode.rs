@@ -1,6 +1,8 @@
 //! Encoding one block: every column becomes value-sorted, deduplicated
 //! sections (see SPEC.md, "Column chunk").
 
+use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use zerocopy::little_endian::{U32, U64};
@@ -51,6 +53,25 @@ pub fn encode_block(schema: &Schema, columns: Vec<ColumnData>) -> Result<Encoded
     encode_block_rows(schema, rows, columns)
 }
 
+/// Choices the encoder makes where the format allows several encodings of
+/// the same data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncodeOptions {
+    /// LZ4-compress string blocks where that makes them smaller (the
+    /// default). Off, they are stored raw: building a chunk of many distinct
+    /// strings then takes about a tenth less time, for about a third more
+    /// bytes of strings (worth it for a table that is a disposable cache).
+    pub compress_strings: bool,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            compress_strings: true,
+        }
+    }
+}
+
 /// Encodes one block of `rows` rows (1 to 2^24): `columns[i]` holds the
 /// values of schema column `i`, each of length `rows`. Unlike
 /// [`encode_block`] this also encodes a block of a table without columns,
@@ -59,6 +80,16 @@ pub fn encode_block_rows(
     schema: &Schema,
     rows: usize,
     columns: Vec<ColumnData>,
+) -> Result<EncodedBlock> {
+    encode_block_with(schema, rows, columns, EncodeOptions::default())
+}
+
+/// [`encode_block_rows`] with the encoder's choices given.
+pub fn encode_block_with(
+    schema: &Schema,
+    rows: usize,
+    columns: Vec<ColumnData>,
+    options: EncodeOptions,
 ) -> Result<EncodedBlock> {
     if columns.len() != schema.len() {
         return Err(FormatError::InvalidInput(format!(
@@ -82,7 +113,7 @@ pub fn encode_block_rows(
                 col.len()
             )));
         }
-        let has_null = (0..rows).any(|r| col.is_null(r));
+        let has_null = col.has_null(rows);
         if has_null && !field.nullable {
             return Err(FormatError::InvalidInput(format!(
                 "NULL in NOT NULL column {}",
@@ -110,7 +141,8 @@ pub fn encode_block_rows(
                 true,
             ) => encode_strings(
                 &mut out,
-                dedupe_rows(bytes, offsets, nulls.as_deref(), rows as u32)?,
+                plain_rows(bytes, offsets, nulls.as_deref(), rows as u32)?,
+                options,
             )?,
             (
                 ColumnData::StringDict {
@@ -122,7 +154,8 @@ pub fn encode_block_rows(
                 true,
             ) => encode_strings(
                 &mut out,
-                dedupe_entries(bytes, offsets, indices, nulls.as_deref(), rows as u32)?,
+                dict_rows(bytes, offsets, indices, nulls.as_deref())?,
+                options,
             )?,
             _ => {
                 return Err(FormatError::InvalidInput(format!(
@@ -473,61 +506,132 @@ fn sort_fixed(
     (offsets, Grouped { rows, starts })
 }
 
-/// A string column's rows deduplicated: the distinct strings in first-seen
-/// order and, per row, the index of its string (`u32::MAX` for NULL).
-struct Deduped<'a> {
-    uniq: Vec<&'a [u8]>,
-    local: Vec<u32>,
+/// A string column's rows as entries: `strings[e]` is entry `e`'s bytes
+/// (entries may repeat; an unused one may be left empty), `index[row]` the
+/// row's entry (`u32::MAX` for NULL) and `counts[e]` the rows using entry `e`.
+struct StringRows<'a> {
+    strings: Vec<&'a [u8]>,
+    index: Cow<'a, [u32]>,
+    counts: Vec<u32>,
     null_rows: Vec<u32>,
 }
 
-/// Assigns local ids to distinct strings in first-seen order.
-struct Dedupe<'a> {
-    ids: HashMap<&'a [u8], u32, foldhash::fast::RandomState>,
-    uniq: Vec<&'a [u8]>,
+fn too_long(len: usize) -> FormatError {
+    FormatError::InvalidInput(format!(
+        "a string of {len} bytes is longer than the 4 GiB limit"
+    ))
 }
 
-impl<'a> Dedupe<'a> {
-    fn id(&mut self, s: &'a [u8]) -> Result<u32> {
-        if s.len() > u32::MAX as usize {
-            return Err(FormatError::InvalidInput(format!(
-                "a string of {} bytes is longer than the 4 GiB limit",
-                s.len()
-            )));
-        }
-        Ok(*self.ids.entry(s).or_insert_with(|| {
-            self.uniq.push(s);
-            (self.uniq.len() - 1) as u32
-        }))
-    }
-}
-
-/// Deduplicates the strings of `rows` rows: `id_of(dedupe, row)` gives the
-/// id of a non-NULL row's string; `distinct` sizes the table up front.
-fn dedupe<'a>(
-    rows: u32,
+/// Plain strings as entries: each distinct string becomes one entry (found
+/// by hashing each row's string, or by comparing with the previous row's).
+fn plain_rows<'a>(
+    bytes: &'a [u8],
+    offsets: &[u64],
     nulls: Option<&[bool]>,
-    distinct: usize,
-    mut id_of: impl FnMut(&mut Dedupe<'a>, usize) -> Result<u32>,
-) -> Result<Deduped<'a>> {
-    let is_null = |r: usize| nulls.is_some_and(|n| n.get(r).copied().unwrap_or(false));
-    let mut dedupe = Dedupe {
-        ids: HashMap::with_capacity_and_hasher(distinct, Default::default()),
-        uniq: Vec::with_capacity(distinct),
-    };
-    let mut local = Vec::with_capacity(rows as usize);
+    rows: u32,
+) -> Result<StringRows<'a>> {
+    let mut ids: HashMap<&'a [u8], u32, foldhash::fast::RandomState> = HashMap::default();
+    let mut strings: Vec<&'a [u8]> = Vec::new();
+    let mut counts: Vec<u32> = Vec::new();
+    let mut index = Vec::with_capacity(rows as usize);
     let mut null_rows = Vec::new();
+    let mut prev: Option<(&[u8], u32)> = None;
     for r in 0..rows as usize {
-        if is_null(r) {
+        if nulls.is_some_and(|n| n.get(r).copied().unwrap_or(false)) {
             null_rows.push(r as u32);
-            local.push(u32::MAX);
-        } else {
-            local.push(id_of(&mut dedupe, r)?);
+            index.push(u32::MAX);
+            continue;
+        }
+        let s = string_at(bytes, offsets, r)?;
+        // Runs of one value are common (sorted or clustered data, empty
+        // strings): compare with the previous row before hashing.
+        let id = match prev {
+            Some((p, id)) if p == s => id,
+            _ => {
+                let id = match ids.entry(s) {
+                    Entry::Occupied(o) => *o.get(),
+                    Entry::Vacant(v) => {
+                        if s.len() > u32::MAX as usize {
+                            return Err(too_long(s.len()));
+                        }
+                        strings.push(s);
+                        counts.push(0);
+                        *v.insert((strings.len() - 1) as u32)
+                    }
+                };
+                prev = Some((s, id));
+                id
+            }
+        };
+        if let Some(c) = counts.get_mut(id as usize) {
+            *c += 1;
+        }
+        index.push(id);
+    }
+    Ok(StringRows {
+        strings,
+        index: Cow::Owned(index),
+        counts,
+        null_rows,
+    })
+}
+
+/// Dictionary-coded strings as entries: the dictionary's, as they are (the
+/// row indices are used in place when no row is NULL).
+fn dict_rows<'a>(
+    bytes: &'a [u8],
+    offsets: &[u64],
+    indices: &'a [u32],
+    nulls: Option<&[bool]>,
+) -> Result<StringRows<'a>> {
+    let entries = offsets.len().saturating_sub(1);
+    let mut counts = vec![0u32; entries];
+    let mut null_rows = Vec::new();
+    let past_the_end = |r: usize, e: u32| {
+        FormatError::InvalidInput(format!(
+            "row {r} refers to dictionary entry {e} of {entries}"
+        ))
+    };
+    let index = match nulls.filter(|n| n.contains(&true)) {
+        None => {
+            for (r, &e) in indices.iter().enumerate() {
+                match counts.get_mut(e as usize) {
+                    Some(c) => *c += 1,
+                    None => return Err(past_the_end(r, e)),
+                }
+            }
+            Cow::Borrowed(indices)
+        }
+        Some(nulls) => {
+            let mut index = Vec::with_capacity(indices.len());
+            for (r, &e) in indices.iter().enumerate() {
+                if nulls.get(r).copied().unwrap_or(false) {
+                    null_rows.push(r as u32);
+                    index.push(u32::MAX);
+                    continue;
+                }
+                match counts.get_mut(e as usize) {
+                    Some(c) => *c += 1,
+                    None => return Err(past_the_end(r, e)),
+                }
+                index.push(e);
+            }
+            Cow::Owned(index)
+        }
+    };
+    let mut strings: Vec<&'a [u8]> = vec![&[]; entries];
+    for (e, s) in strings.iter_mut().enumerate() {
+        if counts[e] > 0 {
+            *s = string_at(bytes, offsets, e)?;
+            if s.len() > u32::MAX as usize {
+                return Err(too_long(s.len()));
+            }
         }
     }
-    Ok(Deduped {
-        uniq: dedupe.uniq,
-        local,
+    Ok(StringRows {
+        strings,
+        index,
+        counts,
         null_rows,
     })
 }
@@ -544,54 +648,6 @@ fn string_at<'a>(bytes: &'a [u8], offsets: &[u64], i: usize) -> Result<&'a [u8]>
     };
     bytes.get(a..b).ok_or_else(|| {
         FormatError::InvalidInput(format!("string offsets {a}..{b} outside the buffer"))
-    })
-}
-
-/// Deduplicates plain strings, hashing each row's string.
-fn dedupe_rows<'a>(
-    bytes: &'a [u8],
-    offsets: &[u64],
-    nulls: Option<&[bool]>,
-    rows: u32,
-) -> Result<Deduped<'a>> {
-    let mut prev: Option<(&[u8], u32)> = None;
-    dedupe(rows, nulls, 0, |dedupe, r| {
-        let s = string_at(bytes, offsets, r)?;
-        // Runs of one value are common (sorted or clustered data, empty
-        // strings): compare with the previous row before hashing.
-        Ok(match prev {
-            Some((p, id)) if p == s => id,
-            _ => {
-                let id = dedupe.id(s)?;
-                prev = Some((s, id));
-                id
-            }
-        })
-    })
-}
-
-/// Deduplicates dictionary-coded strings, hashing each entry a row uses
-/// once (entries unused by the rows are left out).
-fn dedupe_entries<'a>(
-    bytes: &'a [u8],
-    offsets: &[u64],
-    indices: &[u32],
-    nulls: Option<&[bool]>,
-    rows: u32,
-) -> Result<Deduped<'a>> {
-    let entries = offsets.len().saturating_sub(1);
-    let mut id_of_entry = vec![u32::MAX; entries];
-    dedupe(rows, nulls, entries.min(rows as usize), |dedupe, r| {
-        let e = indices.get(r).copied().unwrap_or(u32::MAX);
-        let Some(slot) = id_of_entry.get_mut(e as usize) else {
-            return Err(FormatError::InvalidInput(format!(
-                "row {r} refers to dictionary entry {e} of {entries}"
-            )));
-        };
-        if *slot == u32::MAX {
-            *slot = dedupe.id(string_at(bytes, offsets, e as usize)?)?;
-        }
-        Ok(*slot)
     })
 }
 
@@ -632,43 +688,70 @@ fn byte_order(strings: &[&[u8]]) -> Vec<u32> {
     keyed.into_iter().map(|(_, i)| i).collect()
 }
 
-fn encode_strings(out: &mut BlockBuf, deduped: Deduped<'_>) -> Result<ChunkMeta> {
+fn encode_strings(
+    out: &mut BlockBuf,
+    rows: StringRows<'_>,
+    options: EncodeOptions,
+) -> Result<ChunkMeta> {
     let mut chunk = empty_chunk();
-    let Deduped {
-        uniq,
-        mut local,
+    let StringRows {
+        strings,
+        index,
+        counts,
         null_rows,
-    } = deduped;
+    } = rows;
+    // Hash order: the values of the chunk. Entries repeating a string are
+    // adjacent in it and become one value.
+    let mut keyed: Vec<(u128, u32)> = counts
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c > 0)
+        .map(|(e, _)| (string_hash(strings[e]), e as u32))
+        .collect();
+    keyed.sort_unstable();
+    let used = keyed.len();
+    let mut value_of_entry = vec![u32::MAX; counts.len()];
+    let mut uniq: Vec<&[u8]> = Vec::with_capacity(used);
+    let mut value_counts: Vec<u32> = Vec::with_capacity(used);
+    let mut values = Vec::with_capacity(used * 16);
+    for (i, &(h, e)) in keyed.iter().enumerate() {
+        let s = strings[e as usize];
+        let count = counts[e as usize];
+        match value_counts.last_mut() {
+            Some(c) if keyed[i - 1].0 == h => {
+                if uniq.last() != Some(&s) {
+                    return Err(FormatError::InvalidInput(
+                        "two different strings share a 128-bit BLAKE3 hash".into(),
+                    ));
+                }
+                *c += count;
+            }
+            _ => {
+                uniq.push(s);
+                value_counts.push(count);
+                values.extend_from_slice(&h.to_le_bytes());
+            }
+        }
+        value_of_entry[e as usize] = (uniq.len() - 1) as u32;
+    }
+    let d = uniq.len();
+    let mut starts: Vec<u32> = Vec::with_capacity(d + 1);
+    let mut total = 0u32;
+    for c in value_counts {
+        starts.push(total);
+        total += c;
+    }
+    starts.push(total);
     let d = uniq.len();
     if d > 0 {
-        // Hash order: the values of the chunk.
-        let by_hash = sorted_by_key(&uniq, string_hash);
-        let mut value_of_local = vec![0u32; d];
-        let mut values = Vec::with_capacity(d * 16);
-        for (v, &(h, l)) in by_hash.iter().enumerate() {
-            value_of_local[l as usize] = v as u32;
-            if v > 0 && by_hash[v - 1].0 == h {
-                return Err(FormatError::InvalidInput(
-                    "two different strings share a 128-bit BLAKE3 hash".into(),
-                ));
-            }
-            values.extend_from_slice(&h.to_le_bytes());
-        }
         chunk.value_width = 16;
         chunk.sections[Section::Values as usize] = out.section(Section::Values, &values);
-        for c in local.iter_mut() {
-            if *c != u32::MAX {
-                *c = value_of_local[*c as usize];
-            }
-        }
         // String order and the maps between the two orders.
         let by_str = byte_order(&uniq);
-        let sorted: Vec<&[u8]> = by_str.iter().map(|&l| uniq[l as usize]).collect();
         let map_width = packed::width_for(d as u64 - 1).min(4);
         let mut hash_to_str = vec![0u32; d];
         let mut str_to_hash = Vec::with_capacity(d * map_width as usize);
-        for (s, &l) in by_str.iter().enumerate() {
-            let v = value_of_local[l as usize];
+        for (s, &v) in by_str.iter().enumerate() {
             hash_to_str[v as usize] = s as u32;
             packed::put(&mut str_to_hash, u64::from(v), map_width);
         }
@@ -679,7 +762,8 @@ fn encode_strings(out: &mut BlockBuf, deduped: Deduped<'_>) -> Result<ChunkMeta>
         chunk.map_width = map_width;
         chunk.sections[Section::HashToStr as usize] = out.section(Section::HashToStr, &h2s);
         chunk.sections[Section::StrToHash as usize] = out.section(Section::StrToHash, &str_to_hash);
-        let dict = strings::encode_dictionary(&sorted);
+        let sorted: Vec<&[u8]> = by_str.iter().map(|&v| uniq[v as usize]).collect();
+        let dict = strings::encode_dictionary(&sorted, options.compress_strings);
         chunk.len_width = dict.len_width;
         chunk.str_blocks = U32::new(dict.blocks);
         chunk.trigrams = U32::new(dict.trigrams);
@@ -691,7 +775,36 @@ fn encode_strings(out: &mut BlockBuf, deduped: Deduped<'_>) -> Result<ChunkMeta>
         chunk.sections[Section::TrigramPostings as usize] =
             out.section(Section::TrigramPostings, &dict.trigram_postings);
     }
-    let grouped = group_by_code(&local, d);
+    // Rows grouped by value, ascending within each: a counting sort whose
+    // counts are the entries'. Each entry has its own next slot unless
+    // entries repeat a string, which then share their value's.
+    let mut grouped_rows = vec![0u32; total as usize];
+    if used == d {
+        let mut fill: Vec<u32> = value_of_entry
+            .iter()
+            .map(|&v| starts.get(v as usize).copied().unwrap_or(0))
+            .collect();
+        for (r, &e) in index.iter().enumerate() {
+            if e != u32::MAX {
+                let slot = &mut fill[e as usize];
+                grouped_rows[*slot as usize] = r as u32;
+                *slot += 1;
+            }
+        }
+    } else {
+        let mut fill = starts[..d].to_vec();
+        for (r, &e) in index.iter().enumerate() {
+            if e != u32::MAX {
+                let slot = &mut fill[value_of_entry[e as usize] as usize];
+                grouped_rows[*slot as usize] = r as u32;
+                *slot += 1;
+            }
+        }
+    }
+    let grouped = Grouped {
+        rows: grouped_rows,
+        starts,
+    };
     encode_row_sections(out, &mut chunk, &grouped, &null_rows);
     Ok(chunk)
 }

@@ -39,7 +39,9 @@ pub mod verify;
 pub mod writer;
 
 pub use column::ColumnData;
-pub use encode::{encode_block, encode_block_rows, string_hash, EncodedBlock};
+pub use encode::{
+    encode_block, encode_block_rows, encode_block_with, string_hash, EncodeOptions, EncodedBlock,
+};
 pub use error::{FormatError, Result};
 pub use layout::{Section, FORMAT_VERSION};
 pub use reader::{ColumnChunk, ColumnStats, Dictionary, Keys, RowLists, RowValues, Table};

@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use strata_format::types::{float_key, signed_key};
 use strata_format::{
-    encode_block_rows, string_hash, ColumnData, DataType, Field, RowValues, Schema, Table,
-    TableWriter, WriteOptions,
+    encode_block_rows, encode_block_with, string_hash, ColumnData, DataType, EncodeOptions, Field,
+    RowValues, Schema, Table, TableWriter, WriteOptions,
 };
 
 /// A column's values in row order, as the test generates them.
@@ -66,7 +66,12 @@ fn write_and_read(fields: Vec<Field>, cols: &[Col], block_rows: usize) {
     let mut start = 0;
     while start < rows {
         let end = (start + block_rows).min(rows);
-        w.write_block(cols.iter().map(|c| c.slice(start..end)).collect())
+        let columns = cols.iter().map(|c| c.slice(start..end)).collect();
+        // Every other block with raw string blocks.
+        let options = EncodeOptions {
+            compress_strings: (start / block_rows).is_multiple_of(2),
+        };
+        w.write_encoded(encode_block_with(&schema, end - start, columns, options).unwrap())
             .unwrap();
         start = end;
     }

@@ -31,7 +31,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use strata_format::{
-    encode_block, encode_block_rows, Schema, TableWriter, WriteOptions, DEFAULT_BLOCK_ROWS,
+    encode_block_rows, encode_block_with, EncodeOptions, Schema, TableWriter, WriteOptions,
+    DEFAULT_BLOCK_ROWS,
 };
 
 pub use error::{IngestError, Position, Result, RowError};
@@ -86,6 +87,9 @@ pub struct IngestOptions {
     pub append: bool,
     /// fsync files before publishing the table.
     pub sync: bool,
+    /// LZ4-compress string blocks (see
+    /// [`strata_format::EncodeOptions::compress_strings`]).
+    pub compress_strings: bool,
 }
 
 impl Default for IngestOptions {
@@ -102,6 +106,16 @@ impl Default for IngestOptions {
             columns: None,
             append: false,
             sync: true,
+            compress_strings: true,
+        }
+    }
+}
+
+impl IngestOptions {
+    /// The encoder's choices these options make.
+    fn encoding(&self) -> EncodeOptions {
+        EncodeOptions {
+            compress_strings: self.compress_strings,
         }
     }
 }
@@ -402,13 +416,14 @@ impl Run<'_> {
             self.options.max_errors,
         );
         let arc_schema = Arc::new(schema.clone());
+        let encoding = self.options.encoding();
         let mut rows_read = 0u64;
         while let Some(block) = src.next_block(pipeline.pool(), self.options.block_rows)? {
             rows_read += (block.rows as u64) + block.bad.count;
             let s = arc_schema.clone();
             pipeline.submit(move || {
                 let encoded = if block.rows > 0 {
-                    Some(encode_block_rows(&s, block.rows, block.columns)?)
+                    Some(encode_block_with(&s, block.rows, block.columns, encoding)?)
                 } else {
                     None
                 };
@@ -440,6 +455,7 @@ impl Run<'_> {
     ) -> Result<IngestSummary> {
         self.bytes_total = input::total_size(&self.paths);
         let opts = self.options;
+        let encoding = opts.encoding();
         let dialect = match format {
             InputFormat::Csv => TextDialect::Csv {
                 delimiter: opts.delimiter.unwrap_or(b','),
@@ -574,7 +590,12 @@ impl Run<'_> {
                 let built = text_input::build_columns(&ctx, &block);
                 let _ = recycle.send(block);
                 let encoded = if built.rows > 0 {
-                    Some(encode_block(&ctx.schema, built.columns)?)
+                    Some(encode_block_with(
+                        &ctx.schema,
+                        built.rows,
+                        built.columns,
+                        encoding,
+                    )?)
                 } else {
                     None
                 };
