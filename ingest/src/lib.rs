@@ -342,7 +342,13 @@ impl Run<'_> {
                 Ok((w, s, source))
             }
             (None, Some((s, source))) => {
-                let w = TableWriter::create(self.table, s.clone(), self.write_options.clone())?;
+                let mut options = self.write_options.clone();
+                if s.is_empty() {
+                    // A block without columns is only a row count: one file
+                    // per 2^24 rows rather than per 2^19.
+                    options.block_rows = strata_format::layout::MAX_BLOCK_ROWS;
+                }
+                let w = TableWriter::create(self.table, s.clone(), options)?;
                 Ok((w, s, source))
             }
             (None, None) => Err(IngestError::Internal("no schema".into())),
@@ -383,6 +389,7 @@ impl Run<'_> {
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> Result<IngestSummary> {
         self.bytes_total = input::total_size(&self.paths);
+        let mut opened = None;
         let given = match (&self.options.schema, appender.is_some()) {
             (_, true) => None,
             (Some(s), false) => Some((s.clone(), SchemaSource::Given)),
@@ -391,7 +398,9 @@ impl Run<'_> {
                     .paths
                     .first()
                     .ok_or_else(|| IngestError::Usage("no input files given".into()))?;
-                Some((parquet::parquet_schema(first)?, SchemaSource::Parquet))
+                let (schema, file) = parquet::open_with_schema(first)?;
+                opened = Some(file);
+                Some((schema, SchemaSource::Parquet))
             }
         };
         let given = match given {
@@ -405,6 +414,7 @@ impl Run<'_> {
             None => None,
         };
         let (writer, schema, source) = self.writer(appender, given)?;
+        let block_rows = writer.block_rows();
         on_event(Event::Schema {
             schema: &schema,
             source,
@@ -414,11 +424,12 @@ impl Run<'_> {
             self.paths.clone(),
             schema.clone(),
             self.options.max_errors,
-        );
+        )
+        .reusing(opened);
         let arc_schema = Arc::new(schema.clone());
         let encoding = self.options.encoding();
         let mut rows_read = 0u64;
-        while let Some(block) = src.next_block(pipeline.pool(), self.options.block_rows)? {
+        while let Some(block) = src.next_block(pipeline.pool(), block_rows)? {
             rows_read += (block.rows as u64) + block.bad.count;
             let s = arc_schema.clone();
             pipeline.submit(move || {
@@ -527,6 +538,7 @@ impl Run<'_> {
             None => (None, 0, None),
         };
         let (writer, schema, source) = self.writer(appender, given)?;
+        let block_rows = writer.block_rows();
         let source_index = source_index.unwrap_or_else(|| (0..schema.fields.len()).collect());
         let record_fields = record_fields.max(schema.fields.len());
         on_event(Event::Schema {
@@ -555,7 +567,7 @@ impl Run<'_> {
             };
             let bytes = Arc::new(AtomicU64::new(0));
             let rows = count::count_rows(&self.paths, &count, pipeline.pool(), &bytes)?;
-            submit_row_counts(&mut pipeline, &schema, rows, opts.block_rows)?;
+            submit_row_counts(&mut pipeline, &schema, rows, block_rows)?;
             on_event(Event::Progress(Progress {
                 rows_read: rows,
                 rows_written: rows,
@@ -718,7 +730,8 @@ mod tests {
                 let t = strata_format::Table::open(&table).unwrap();
                 assert!(t.schema().is_empty());
                 assert_eq!(t.num_rows(), rows, "{name}");
-                assert_eq!(t.num_blocks(), (rows as usize).div_ceil(block_rows));
+                // Only row counts: one block, whatever the block size.
+                assert_eq!(t.num_blocks(), 1);
                 strata_format::verify_table(&table).unwrap();
             }
         }
@@ -743,7 +756,7 @@ mod tests {
     /// A table of no columns from Parquet files with several row groups:
     /// the row counts of the files (2100 rows in row groups of 2048 and 52,
     /// as `tests/data/make_fixtures.py` wrote them; 10 in groups of 4, 4
-    /// and 2) in blocks cut across the row groups and the files.
+    /// and 2) in one block across the row groups and the files.
     #[test]
     fn parquet_without_columns_counts_rows_across_row_groups() {
         let dir = tempfile::tempdir().unwrap();
@@ -766,8 +779,9 @@ mod tests {
             let t = strata_format::Table::open(&table).unwrap();
             assert!(t.schema().is_empty());
             assert_eq!(t.num_rows(), 4210);
-            assert_eq!(t.num_blocks(), 4210usize.div_ceil(block_rows));
-            assert!((0..t.num_blocks()).all(|b| t.block_rows(b) as usize <= block_rows));
+            // Blocks without columns are only row counts: as large as the
+            // format allows, whatever the block size asked for.
+            assert_eq!(t.num_blocks(), 1);
             strata_format::verify_table(&table).unwrap();
         }
     }

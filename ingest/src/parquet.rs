@@ -273,6 +273,17 @@ fn check_flat(path: &Path, reader: &Reader) -> Result<()> {
 
 /// The schema of a Parquet file, from its metadata.
 pub fn parquet_schema(path: &Path) -> Result<Schema> {
+    Ok(open_with_schema(path)?.0)
+}
+
+/// A Parquet file opened (its footer read), ready for [`ParquetSource::reusing`].
+pub struct OpenedFile {
+    path: PathBuf,
+    reader: Reader,
+}
+
+/// Opens a Parquet file and reads its schema from its metadata.
+pub fn open_with_schema(path: &Path) -> Result<(Schema, OpenedFile)> {
     let reader = open(path)?;
     check_flat(path, &reader)?;
     let descr = reader.metadata().file_metadata().schema_descr();
@@ -283,7 +294,14 @@ pub fn parquet_schema(path: &Path) -> Result<Schema> {
         })?;
         fields.push(Field::new(c.name(), t, c.max_def_level() > 0));
     }
-    Schema::new(fields).map_err(|e| IngestError::Schema(e.to_string()))
+    let schema = Schema::new(fields).map_err(|e| IngestError::Schema(e.to_string()))?;
+    Ok((
+        schema,
+        OpenedFile {
+            path: path.to_path_buf(),
+            reader,
+        },
+    ))
 }
 
 /// Whether values of `s` can be stored in a column of type `t`.
@@ -418,6 +436,8 @@ pub struct ParquetSource {
     ready: std::collections::VecDeque<ParquetBlock>,
     /// The next round, being decoded.
     pending: Option<Round>,
+    /// A file whose footer was read already.
+    opened: Option<OpenedFile>,
     max_errors: u64,
     /// Whether string columns may be read keeping their dictionaries.
     by_pages: bool,
@@ -436,10 +456,17 @@ impl ParquetSource {
             groups: Default::default(),
             ready: Default::default(),
             pending: None,
+            opened: None,
             max_errors,
             by_pages: true,
             bytes_done: 0,
         }
+    }
+
+    /// Uses `opened` for its file instead of reading the footer again.
+    pub fn reusing(mut self, opened: Option<OpenedFile>) -> ParquetSource {
+        self.opened = opened;
+        self
     }
 
     /// Reads every column with the `parquet` crate's value readers (the
@@ -460,8 +487,14 @@ impl ParquetSource {
                 "Parquet cannot be read from standard input; give a file".into(),
             ));
         }
-        let reader = open(&path)?;
-        check_flat(&path, &reader)?;
+        let reader = match self.opened.take() {
+            Some(o) if o.path == path => o.reader,
+            _ => {
+                let reader = open(&path)?;
+                check_flat(&path, &reader)?;
+                reader
+            }
+        };
         let descr = reader.metadata().file_metadata().schema_descr_ptr();
         let mut plans = Vec::with_capacity(self.schema.len());
         for f in &self.schema.fields {
