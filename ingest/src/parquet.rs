@@ -424,7 +424,9 @@ pub struct ParquetBlock {
 /// spans are decoded in parallel, each column of each row group a task (the
 /// pieces of one row group in order). With few columns a round holds
 /// several blocks, so that even one column keeps every thread busy; with
-/// many it holds one block, decoded column by column in parallel.
+/// many it holds one block, decoded column by column in parallel. The next
+/// round is decoded while the blocks of the current one are taken and
+/// encoded.
 pub struct ParquetSource {
     paths: Vec<PathBuf>,
     next_path: usize,
@@ -677,22 +679,32 @@ impl ParquetSource {
                 None => self.start_round(pool, block_rows)?,
             };
             self.finish_round(round)?;
-            // Decode the next round while this one's blocks are encoded: a
-            // round decoded only once they are all taken would leave
-            // threads idle until its slowest column is read.
-            if !self.ready.is_empty() {
+            // With few columns, decode the next round while this one's
+            // blocks are encoded: a round decoded only once they are all
+            // taken would leave threads idle until its slowest column is
+            // read. (With many, a round is one block of many columns'
+            // tasks, which keep the threads busy; decoding ahead would only
+            // hold one more block in memory.)
+            if !self.ready.is_empty() && self.blocks_per_round(pool) > 1 {
                 self.pending = Some(self.start_round(pool, block_rows)?);
             }
         }
         Ok(self.ready.pop_front())
     }
 
+    /// Blocks in a round: enough for two tasks per thread, each a column of
+    /// a row group.
+    fn blocks_per_round(&self, pool: &rayon::ThreadPool) -> usize {
+        let threads = pool.current_num_threads().max(1);
+        (2 * threads)
+            .div_ceil(self.schema.len().max(1))
+            .clamp(1, 2 * threads)
+    }
+
     /// Cuts the next round of blocks from the row groups and starts decoding
     /// its columns on `pool` (none at the end).
     fn start_round(&mut self, pool: &rayon::ThreadPool, block_rows: usize) -> Result<Round> {
-        let ncols = self.schema.len();
-        let threads = pool.current_num_threads().max(1);
-        let max_blocks = (2 * threads).div_ceil(ncols.max(1)).clamp(1, 2 * threads);
+        let max_blocks = self.blocks_per_round(pool);
         // Plan: cut the next blocks from the row groups.
         let mut pieces: Vec<Piece> = Vec::new();
         let mut blocks: Vec<usize> = Vec::new();

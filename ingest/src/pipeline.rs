@@ -11,7 +11,10 @@
 //! `(threads + 2) x (bytes of one block's input + its columns + its encoded
 //! form)` whatever the input size: with the default 2^19-row blocks and
 //! ClickBench `hits` rows (~700 bytes as text), about 1 GiB per block in
-//! flight. Smaller `--block-rows` lowers it proportionally.
+//! flight. Smaller `--block-rows` lowers it proportionally. Parquet inputs
+//! of fewer columns than `2 x threads` also decode one round of blocks ahead
+//! (see [`crate::parquet::ParquetSource`]): up to `2 x threads` blocks of
+//! those few columns.
 //!
 //! **Failure.** The first error (a job's, a bad row beyond `--max-errors`,
 //! the writer's) is returned at once; the [`TableWriter`] is then dropped
