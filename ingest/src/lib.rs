@@ -90,6 +90,10 @@ pub struct IngestOptions {
     /// LZ4-compress string blocks (see
     /// [`strata_format::EncodeOptions::compress_strings`]).
     pub compress_strings: bool,
+    /// Stop reading once at least this many rows are read (whole blocks, so
+    /// the table may hold more): the first rows of the input, in order.
+    /// `None` reads everything.
+    pub max_rows: Option<u64>,
 }
 
 impl Default for IngestOptions {
@@ -107,6 +111,7 @@ impl Default for IngestOptions {
             append: false,
             sync: true,
             compress_strings: true,
+            max_rows: None,
         }
     }
 }
@@ -453,6 +458,9 @@ impl Run<'_> {
                 bytes_read,
                 bytes_total: self.bytes_total,
             }));
+            if self.options.max_rows.is_some_and(|m| rows_read >= m) {
+                break;
+            }
         }
         let bytes_in = self.bytes_total.unwrap_or(src.bytes_done);
         self.summary(schema, source, pipeline, bytes_in)
@@ -520,11 +528,15 @@ impl Run<'_> {
         } else {
             let mut inf = infer::Inferrer::new(src.header_names.clone());
             let mut fields = text::Fields::default();
-            for b in &queue {
-                for i in 0..b.len() {
-                    if dialect.split(b.record(i), &null, &mut fields).is_ok() {
-                        inf.observe(&fields);
-                    }
+            // The first SAMPLE_ROWS records, however the blocks read ahead
+            // were cut: the same types whatever the block size.
+            let records = queue
+                .iter()
+                .flat_map(|b| (0..b.len()).map(move |i| b.record(i)))
+                .take(infer::SAMPLE_ROWS);
+            for record in records {
+                if dialect.split(record, &null, &mut fields).is_ok() {
+                    inf.observe(&fields);
                 }
             }
             Some((inf.finish()?, SchemaSource::Inferred))
@@ -625,6 +637,9 @@ impl Run<'_> {
                 bytes_read: counter.load(Ordering::Relaxed),
                 bytes_total: self.bytes_total,
             }));
+            if opts.max_rows.is_some_and(|m| rows_read >= m) {
+                break;
+            }
         }
         let bytes_in = counter.load(Ordering::Relaxed);
         self.summary(schema, source, pipeline, bytes_in)
@@ -687,6 +702,38 @@ mod tests {
         assert!(names(&t).is_empty());
         assert_eq!(t.num_rows(), 2100);
         assert_eq!(s.input_columns.len(), all.fields.len());
+    }
+
+    /// Types are inferred from the first `SAMPLE_ROWS` records whatever the
+    /// block size: a column of integers that turns to text after them is
+    /// BIGINT, and the text row is a bad row, with small and large blocks.
+    #[test]
+    fn inference_sees_the_same_sample_at_any_block_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut csv = String::from("n,s\n");
+        for i in 0..infer::SAMPLE_ROWS {
+            csv.push_str(&format!("{i},a\n"));
+        }
+        csv.push_str("x,b\n");
+        let path = dir.path().join("late.csv");
+        std::fs::write(&path, csv).unwrap();
+        for block_rows in [7usize, 1 << 19] {
+            let table = dir.path().join(format!("t{block_rows}"));
+            let options = IngestOptions {
+                block_rows,
+                max_errors: 1,
+                sync: false,
+                ..IngestOptions::default()
+            };
+            let summary =
+                run(&[path.display().to_string()], &table, &options, &mut |_| {}).unwrap();
+            assert_eq!(
+                summary.schema.fields[0].data_type,
+                strata_format::DataType::Int64
+            );
+            assert_eq!(summary.bad_rows, 1, "{block_rows}");
+            assert_eq!(summary.rows, infer::SAMPLE_ROWS as u64);
+        }
     }
 
     /// A table of no columns from text: records counted (quoted and escaped
