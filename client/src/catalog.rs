@@ -162,4 +162,33 @@ impl Catalog for FileCatalog {
             }
         }
     }
+
+    fn open_head(
+        &self,
+        table: &TableRef,
+        words: Option<&[String]>,
+        rows: u64,
+    ) -> Result<Option<Table>, EngineError> {
+        match table_source::resolve(table, |name| self.is_table(name))? {
+            Source::Table(_) => Ok(None),
+            Source::Files(spec) => {
+                let whole = spec.read.ingest_options(self.threads)?;
+                // Blocks of just the rows wanted. (Text inputs still read
+                // the inference sample first: types do not depend on the
+                // block size.)
+                let block_rows = usize::try_from(rows)
+                    .unwrap_or(usize::MAX)
+                    .clamp(1, whole.block_rows);
+                let loader = FileLoader {
+                    catalog: self,
+                    options: IngestOptions {
+                        max_rows: Some(rows),
+                        block_rows,
+                        ..whole
+                    },
+                };
+                self.cache.head_table(&spec, words, rows, &loader).map(Some)
+            }
+        }
+    }
 }

@@ -168,10 +168,29 @@ impl Catalog for Recording<'_> {
         words: Option<&[String]>,
     ) -> Result<strata::format::Table, EngineError> {
         let t = self.inner.open_for(table, words)?;
+        self.record(&t);
+        Ok(t)
+    }
+
+    fn open_head(
+        &self,
+        table: &TableRef,
+        words: Option<&[String]>,
+        rows: u64,
+    ) -> Result<Option<strata::format::Table>, EngineError> {
+        let t = self.inner.open_head(table, words, rows)?;
+        if let Some(t) = &t {
+            self.record(t);
+        }
+        Ok(t)
+    }
+}
+
+impl Recording<'_> {
+    fn record(&self, t: &strata::format::Table) {
         if let Ok(mut tables) = self.opened.lock() {
             tables.push(t.clone());
         }
-        Ok(t)
     }
 }
 

@@ -189,7 +189,39 @@ impl FileCache {
         loader: &dyn Loader,
     ) -> Result<Table, EngineError> {
         let sources = stat_inputs(&spec.patterns)?;
+        self.table_of(spec.read.describe(), sources, words, loader)
+    }
+
+    /// A table holding at least the first `rows` rows of `spec`'s files, in
+    /// order: a complete entry if there is one, else an entry of just their
+    /// first blocks (keyed apart from complete ones, so that nothing else
+    /// is answered from it), loaded through `loader`, which must stop after
+    /// `rows` rows.
+    pub(crate) fn head_table(
+        &self,
+        spec: &FileSpec,
+        words: Option<&[String]>,
+        rows: u64,
+        loader: &dyn Loader,
+    ) -> Result<Table, EngineError> {
+        let sources = stat_inputs(&spec.patterns)?;
         let options = spec.read.describe();
+        let whole = hash(&source_text(&options, &sources));
+        if let Some(t) = self.covering(&whole, words)? {
+            return Ok(t);
+        }
+        self.table_of(format!("{options} head={rows}"), sources, words, loader)
+    }
+
+    /// [`FileCache::table`] of `sources` read with `options` (as described
+    /// in the entries).
+    fn table_of(
+        &self,
+        options: String,
+        sources: Vec<SourceFile>,
+        words: Option<&[String]>,
+        loader: &dyn Loader,
+    ) -> Result<Table, EngineError> {
         let base = hash(&source_text(&options, &sources));
         loop {
             if let Some(t) = self.covering(&base, words)? {

@@ -129,6 +129,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         append: args.append,
         sync: !args.no_sync,
         compress_strings: true,
+        max_rows: None,
     };
     let table_name = args
         .table

@@ -311,6 +311,56 @@ fn parquet_loads_the_columns_queries_name() {
     assert_eq!(env.entries().len(), 1);
 }
 
+/// `SELECT columns FROM file LIMIT n` (no WHERE, ORDER BY or aggregate)
+/// loads only the first rows, into an entry of their own that answers
+/// nothing else; a complete entry answers it when there is one.
+#[test]
+fn a_query_of_the_first_rows_loads_only_them() {
+    let env = Env::new();
+    let from = format!("'{}'", data("people.parquet").display());
+    assert_eq!(
+        env.query(&format!("SELECT * FROM {from} LIMIT 2")),
+        "id,name,score,country\n1,Ann,1.50,NL\n2,Bob,,DE\n"
+    );
+    assert!(env.cache_cmd(&["list"]).contains("head=2"));
+    assert_eq!(
+        env.query(&format!("SELECT name FROM {from} LIMIT 1 OFFSET 3")),
+        "name\nDee\n"
+    );
+    let list = env.cache_cmd(&["list"]);
+    assert!(list.contains("head=4 (1 columns)"), "{list}");
+    // Other queries read the whole file, not the first rows.
+    assert_eq!(
+        env.query(&format!("SELECT count(*) AS n, max(id) AS m FROM {from}")),
+        "n,m\n5,5\n"
+    );
+    assert_eq!(
+        env.query(&format!("SELECT name FROM {from} ORDER BY id DESC LIMIT 1")),
+        "name\nEd\n"
+    );
+    assert_eq!(
+        env.query(&format!("SELECT * FROM {from} WHERE id > 0"))
+            .lines()
+            .count(),
+        6
+    );
+    // With every column loaded, the complete entry answers.
+    let before = env.entries().len();
+    assert_eq!(
+        env.query(&format!("SELECT id, name FROM {from} LIMIT 3")),
+        "id,name\n1,Ann\n2,Bob\n3,Cy\n"
+    );
+    assert_eq!(env.entries().len(), before);
+    // Text inputs too (read a block at a time: types are inferred from the
+    // same sample as a whole load).
+    let csv = env.write("people.csv", PEOPLE);
+    assert_eq!(
+        env.query(&format!("SELECT * FROM '{}' LIMIT 2", csv.display())),
+        "id,name,score,country\n1,Ann,1.5,NL\n2,Bob,,DE\n"
+    );
+    assert!(env.cache_cmd(&["list"]).contains("head=2"));
+}
+
 #[test]
 fn read_csv_options() {
     let env = Env::new();

@@ -49,7 +49,7 @@ use strata_format::Table;
 pub use error::{EngineError, Result};
 pub use interrupt::{Interrupter, Watch};
 pub use result::{QueryResult, ResultColumn};
-pub use table_ref::{column_words, ArgValue, TableArg, TableRef};
+pub use table_ref::{column_words, head_rows, ArgValue, TableArg, TableRef};
 pub use value::{LType, Value, Vector};
 
 /// Resolves the relation named in FROM.
@@ -64,6 +64,21 @@ pub trait Catalog {
     fn open_for(&self, table: &TableRef, words: Option<&[String]>) -> Result<Table> {
         let _ = words;
         self.open(table)
+    }
+
+    /// For a query answered by the first `rows` rows of the table (see
+    /// [`table_ref::head_rows`]): a table holding at least those rows, in
+    /// order, if the catalog can give one more cheaply than the whole table
+    /// (a file's first rows, say); `None` (the default) to use
+    /// [`Catalog::open_for`].
+    fn open_head(
+        &self,
+        table: &TableRef,
+        words: Option<&[String]>,
+        rows: u64,
+    ) -> Result<Option<Table>> {
+        let _ = (table, words, rows);
+        Ok(None)
     }
 }
 
@@ -222,7 +237,15 @@ impl Engine {
         let inner = bind::strip_explain(sql).unwrap_or(sql);
         let q = bind::parse(inner)?;
         let words = table_ref::column_words(&q, inner);
-        let table = catalog.open_for(&bind::table_ref(&q)?, words.as_deref())?;
+        let from = bind::table_ref(&q)?;
+        let head = match table_ref::head_rows(&q) {
+            Some(rows) => catalog.open_head(&from, words.as_deref(), rows)?,
+            None => None,
+        };
+        let table = match head {
+            Some(t) => t,
+            None => catalog.open_for(&from, words.as_deref())?,
+        };
         watch.check()?;
         self.query_watched(&table, sql, watch)
     }

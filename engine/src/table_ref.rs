@@ -114,6 +114,73 @@ impl fmt::Display for ArgValue {
     }
 }
 
+/// How many rows from the start of its table answer `q`, when that is all
+/// it reads: a `SELECT` of columns or `*` from one table, without WHERE,
+/// GROUP BY, HAVING, DISTINCT, ORDER BY or functions, with a literal LIMIT
+/// (plus any OFFSET). Its answer is then the table's first rows, so a
+/// catalog that loads tables on demand may load only those (see
+/// [`crate::Catalog::open_head`]). `None` for every other query.
+pub fn head_rows(q: &sql::Query) -> Option<u64> {
+    let sql::SetExpr::Select(sel) = q.body.as_ref() else {
+        return None;
+    };
+    let plain_column =
+        |e: &SqlExpr| matches!(e, SqlExpr::Identifier(_) | SqlExpr::CompoundIdentifier(_));
+    let columns_only = sel.projection.iter().all(|item| match item {
+        sql::SelectItem::UnnamedExpr(e) | sql::SelectItem::ExprWithAlias { expr: e, .. } => {
+            plain_column(e)
+        }
+        sql::SelectItem::Wildcard(_) | sql::SelectItem::QualifiedWildcard(..) => true,
+        _ => false,
+    });
+    let no_grouping = match &sel.group_by {
+        sql::GroupByExpr::Expressions(exprs, modifiers) => exprs.is_empty() && modifiers.is_empty(),
+        sql::GroupByExpr::All(_) => false,
+    };
+    let one_table = sel.from.len() == 1 && sel.from.iter().all(|t| t.joins.is_empty());
+    let plain = columns_only
+        && no_grouping
+        && one_table
+        && sel.selection.is_none()
+        && sel.having.is_none()
+        && sel.qualify.is_none()
+        && sel.distinct.is_none()
+        && sel.top.is_none()
+        && sel.named_window.is_empty()
+        && sel.sort_by.is_empty()
+        && q.with.is_none()
+        && q.order_by.is_none()
+        && q.fetch.is_none();
+    if !plain {
+        return None;
+    }
+    let number = |e: &SqlExpr| match e {
+        SqlExpr::Value(v) => match &v.value {
+            sql::Value::Number(n, _) => n.parse::<u64>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (limit, offset) = match &q.limit_clause {
+        Some(sql::LimitClause::LimitOffset {
+            limit: Some(limit),
+            offset,
+            limit_by,
+        }) if limit_by.is_empty() => (
+            number(limit)?,
+            match offset {
+                Some(o) => number(&o.value)?,
+                None => 0,
+            },
+        ),
+        Some(sql::LimitClause::OffsetCommaLimit { offset, limit }) => {
+            (number(limit)?, number(offset)?)
+        }
+        _ => return None,
+    };
+    limit.checked_add(offset)
+}
+
 /// The words of a query that may name columns (every word token: a
 /// superset of its column references), or `None` when it selects `*`. A
 /// catalog that loads tables on demand may load only the columns named here.
@@ -273,6 +340,31 @@ mod tests {
 
     fn tref(sql: &str) -> Result<TableRef> {
         table_ref(&parse(sql)?)
+    }
+
+    #[test]
+    fn queries_answered_by_the_first_rows() {
+        let head = |sql: &str| head_rows(&parse(sql).unwrap());
+        assert_eq!(head("SELECT * FROM t LIMIT 10"), Some(10));
+        assert_eq!(
+            head("SELECT a, \"B\" AS b, t.c FROM t LIMIT 5 OFFSET 20"),
+            Some(25)
+        );
+        assert_eq!(head("SELECT * FROM t LIMIT 0"), Some(0));
+        for sql in [
+            "SELECT * FROM t",
+            "SELECT * FROM t WHERE a > 1 LIMIT 10",
+            "SELECT * FROM t ORDER BY a LIMIT 10",
+            "SELECT a FROM t GROUP BY a LIMIT 10",
+            "SELECT DISTINCT a FROM t LIMIT 10",
+            "SELECT count(*) FROM t LIMIT 10",
+            "SELECT a + 1 FROM t LIMIT 10",
+            "SELECT 1 FROM t LIMIT 10",
+            "SELECT a FROM t LIMIT NULL",
+            "WITH u AS (SELECT * FROM t) SELECT * FROM u LIMIT 3",
+        ] {
+            assert_eq!(head(sql), None, "{sql}");
+        }
     }
 
     #[test]
