@@ -234,10 +234,8 @@ impl Database {
     /// The plan of `sql` and the strategy chosen for each block, as text.
     pub fn explain(&self, sql: &str) -> Result<String> {
         let q = strata_engine::bind::parse(sql)?;
-        let words = strata_engine::column_words(&q, sql);
-        let table = self
-            .catalog
-            .open_for(&strata_engine::bind::table_ref(&q)?, words.as_deref())?;
+        // The table the query itself would read (a file's first rows, say).
+        let table = strata_engine::open_from(&self.catalog, &q, sql)?;
         Ok(self.engine.explain(&table, sql)?)
     }
 

@@ -236,16 +236,7 @@ impl Engine {
         let watch = self.interrupter.watch();
         let inner = bind::strip_explain(sql).unwrap_or(sql);
         let q = bind::parse(inner)?;
-        let words = table_ref::column_words(&q, inner);
-        let from = bind::table_ref(&q)?;
-        let head = match table_ref::head_rows(&q) {
-            Some(rows) => catalog.open_head(&from, words.as_deref(), rows)?,
-            None => None,
-        };
-        let table = match head {
-            Some(t) => t,
-            None => catalog.open_for(&from, words.as_deref())?,
-        };
+        let table = open_from(catalog, &q, inner)?;
         watch.check()?;
         self.query_watched(&table, sql, watch)
     }
@@ -256,6 +247,22 @@ impl Engine {
         let bound = bind::bind(&q, table.schema())?;
         let plan = exec::plan(bound, table)?;
         Ok(explain::explain(&plan, table))
+    }
+}
+
+/// Opens the FROM table of `q` (parsed from `text`) through `catalog`: just
+/// its first rows when they answer the query ([`Catalog::open_head`]), else
+/// the columns the query may read ([`Catalog::open_for`]).
+pub fn open_from(catalog: &dyn Catalog, q: &sqlparser::ast::Query, text: &str) -> Result<Table> {
+    let words = table_ref::column_words(q, text);
+    let from = bind::table_ref(q)?;
+    let head = match table_ref::head_rows(q) {
+        Some(rows) => catalog.open_head(&from, words.as_deref(), rows)?,
+        None => None,
+    };
+    match head {
+        Some(t) => Ok(t),
+        None => catalog.open_for(&from, words.as_deref()),
     }
 }
 
