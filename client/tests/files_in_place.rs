@@ -361,6 +361,40 @@ fn a_query_of_the_first_rows_loads_only_them() {
     assert!(env.cache_cmd(&["list"]).contains("head=2"));
 }
 
+/// `... WHERE ... LIMIT n` tries the file's first 2^19 rows: enough matches
+/// there are the answer; too few, and the whole file answers.
+#[test]
+fn filtered_first_rows_try_the_start_of_the_file() {
+    let env = Env::new();
+    let mut text = String::from("n\n");
+    for i in 0..600_000 {
+        text.push_str(&format!("{i}\n"));
+    }
+    let csv = env.write("numbers.csv", &text);
+    let from = format!("'{}'", csv.display());
+    assert_eq!(
+        env.query(&format!(
+            "SELECT n FROM {from} WHERE n % 100000 = 0 LIMIT 3"
+        )),
+        "n\n0\n100000\n200000\n"
+    );
+    let list = env.cache_cmd(&["list"]);
+    assert!(list.contains("head=524288"), "{list}");
+    assert_eq!(env.entries().len(), 1);
+    // Not enough matches in the first rows: the whole file is loaded.
+    assert_eq!(
+        env.query(&format!("SELECT n FROM {from} WHERE n >= 599998 LIMIT 5")),
+        "n\n599998\n599999\n"
+    );
+    assert_eq!(env.entries().len(), 2);
+    assert_eq!(
+        env.query(&format!(
+            "SELECT n FROM {from} WHERE n % 100000 = 0 LIMIT 2 OFFSET 5"
+        )),
+        "n\n500000\n"
+    );
+}
+
 #[test]
 fn read_csv_options() {
     let env = Env::new();

@@ -49,7 +49,7 @@ use strata_format::Table;
 pub use error::{EngineError, Result};
 pub use interrupt::{Interrupter, Watch};
 pub use result::{QueryResult, ResultColumn};
-pub use table_ref::{column_words, head_rows, ArgValue, TableArg, TableRef};
+pub use table_ref::{column_words, first_rows, head_rows, ArgValue, FirstRows, TableArg, TableRef};
 pub use value::{LType, Value, Vector};
 
 /// Resolves the relation named in FROM.
@@ -66,11 +66,11 @@ pub trait Catalog {
         self.open(table)
     }
 
-    /// For a query answered by the first `rows` rows of the table (see
-    /// [`table_ref::head_rows`]): a table holding at least those rows, in
-    /// order, if the catalog can give one more cheaply than the whole table
-    /// (a file's first rows, say); `None` (the default) to use
-    /// [`Catalog::open_for`].
+    /// For a query of the table's first rows (see [`table_ref::first_rows`]):
+    /// a table holding at least the first `rows` rows, in order (all of
+    /// them if the table has fewer), if the catalog can give one more
+    /// cheaply than the whole table (a file's first rows, say); `None` (the
+    /// default) to use [`Catalog::open_for`].
     fn open_head(
         &self,
         table: &TableRef,
@@ -236,6 +236,23 @@ impl Engine {
         let watch = self.interrupter.watch();
         let inner = bind::strip_explain(sql).unwrap_or(sql);
         let q = bind::parse(inner)?;
+        // The first rows that match a WHERE: try the table's first rows
+        // (one block's worth). As blocks are read in order, enough matches
+        // there are the answer the whole table gives.
+        let first = table_ref::first_rows(&q).filter(|f| f.filtered && inner == sql);
+        if let Some(f) = first {
+            let wanted = f.limit.saturating_add(f.offset).max(FIRST_ROWS_TRIED);
+            let words = table_ref::column_words(&q, inner);
+            let from = bind::table_ref(&q)?;
+            if let Some(t) = catalog.open_head(&from, words.as_deref(), wanted)? {
+                watch.check()?;
+                let r = self.query_watched(&t, sql, watch.clone())?;
+                // Enough rows, or the table held fewer than asked: all of it.
+                if r.num_rows() as u64 >= f.limit || t.num_rows() < wanted {
+                    return Ok(r);
+                }
+            }
+        }
         let table = open_from(catalog, &q, inner)?;
         watch.check()?;
         self.query_watched(&table, sql, watch)
@@ -249,6 +266,10 @@ impl Engine {
         Ok(explain::explain(&plan, table))
     }
 }
+
+/// Rows of a table's start a filtered query of its first rows tries before
+/// the whole table (see [`table_ref::first_rows`]): one default block.
+pub const FIRST_ROWS_TRIED: u64 = 1 << 19;
 
 /// Opens the FROM table of `q` (parsed from `text`) through `catalog`: just
 /// its first rows when they answer the query ([`Catalog::open_head`]), else

@@ -114,13 +114,32 @@ impl fmt::Display for ArgValue {
     }
 }
 
+/// A query of a table's first rows, in table order: a `SELECT` of columns or
+/// `*` from one table, without GROUP BY, HAVING, DISTINCT, ORDER BY or
+/// functions, with a literal LIMIT (plus any OFFSET), and perhaps a WHERE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirstRows {
+    /// The LIMIT.
+    pub limit: u64,
+    /// The OFFSET (0 without one).
+    pub offset: u64,
+    /// Whether a WHERE clause picks the rows.
+    pub filtered: bool,
+}
+
 /// How many rows from the start of its table answer `q`, when that is all
-/// it reads: a `SELECT` of columns or `*` from one table, without WHERE,
-/// GROUP BY, HAVING, DISTINCT, ORDER BY or functions, with a literal LIMIT
-/// (plus any OFFSET). Its answer is then the table's first rows, so a
-/// catalog that loads tables on demand may load only those (see
-/// [`crate::Catalog::open_head`]). `None` for every other query.
+/// it reads: a [`FirstRows`] query without WHERE. Its answer is then the
+/// table's first rows, so a catalog that loads tables on demand may load
+/// only those (see [`crate::Catalog::open_head`]). `None` for every other
+/// query.
 pub fn head_rows(q: &sql::Query) -> Option<u64> {
+    first_rows(q)
+        .filter(|f| !f.filtered)
+        .and_then(|f| f.limit.checked_add(f.offset))
+}
+
+/// `q` as a [`FirstRows`] query, if it is one.
+pub fn first_rows(q: &sql::Query) -> Option<FirstRows> {
     let sql::SetExpr::Select(sel) = q.body.as_ref() else {
         return None;
     };
@@ -141,7 +160,6 @@ pub fn head_rows(q: &sql::Query) -> Option<u64> {
     let plain = columns_only
         && no_grouping
         && one_table
-        && sel.selection.is_none()
         && sel.having.is_none()
         && sel.qualify.is_none()
         && sel.distinct.is_none()
@@ -178,7 +196,11 @@ pub fn head_rows(q: &sql::Query) -> Option<u64> {
         }
         _ => return None,
     };
-    limit.checked_add(offset)
+    Some(FirstRows {
+        limit,
+        offset,
+        filtered: sel.selection.is_some(),
+    })
 }
 
 /// The words of a query that may name columns (every word token: a
@@ -351,6 +373,14 @@ mod tests {
             Some(25)
         );
         assert_eq!(head("SELECT * FROM t LIMIT 0"), Some(0));
+        assert_eq!(
+            first_rows(&parse("SELECT a FROM t WHERE b = 1 LIMIT 3 OFFSET 2").unwrap()),
+            Some(FirstRows {
+                limit: 3,
+                offset: 2,
+                filtered: true
+            })
+        );
         for sql in [
             "SELECT * FROM t",
             "SELECT * FROM t WHERE a > 1 LIMIT 10",
