@@ -269,7 +269,7 @@ impl Engine {
 
 /// Rows of a table's start a filtered query of its first rows tries before
 /// the whole table (see [`table_ref::first_rows`]): one default block.
-pub const FIRST_ROWS_TRIED: u64 = 1 << 19;
+pub const FIRST_ROWS_TRIED: u64 = strata_format::DEFAULT_BLOCK_ROWS as u64;
 
 /// Opens the FROM table of `q` (parsed from `text`) through `catalog`: just
 /// its first rows when they answer the query ([`Catalog::open_head`]), else

@@ -651,6 +651,19 @@ fn string_at<'a>(bytes: &'a [u8], offsets: &[u64], i: usize) -> Result<&'a [u8]>
     })
 }
 
+/// The scatter of a counting sort: row `r` goes to the next slot of
+/// `slot_of(index[r])` in `fill`; NULL rows (`u32::MAX`) go nowhere.
+#[inline]
+fn scatter_rows(index: &[u32], fill: &mut [u32], rows: &mut [u32], slot_of: impl Fn(u32) -> usize) {
+    for (r, &e) in index.iter().enumerate() {
+        if e != u32::MAX {
+            let slot = &mut fill[slot_of(e)];
+            rows[*slot as usize] = r as u32;
+            *slot += 1;
+        }
+    }
+}
+
 /// `(key(string), index)` for each of `strings`, sorted.
 fn sorted_by_key(strings: &[&[u8]], key: impl Fn(&[u8]) -> u128) -> Vec<(u128, u32)> {
     let mut keyed: Vec<(u128, u32)> = strings
@@ -742,7 +755,6 @@ fn encode_strings(
         total += c;
     }
     starts.push(total);
-    let d = uniq.len();
     if d > 0 {
         chunk.value_width = 16;
         chunk.sections[Section::Values as usize] = out.section(Section::Values, &values);
@@ -784,22 +796,12 @@ fn encode_strings(
             .iter()
             .map(|&v| starts.get(v as usize).copied().unwrap_or(0))
             .collect();
-        for (r, &e) in index.iter().enumerate() {
-            if e != u32::MAX {
-                let slot = &mut fill[e as usize];
-                grouped_rows[*slot as usize] = r as u32;
-                *slot += 1;
-            }
-        }
+        scatter_rows(&index, &mut fill, &mut grouped_rows, |e| e as usize);
     } else {
         let mut fill = starts[..d].to_vec();
-        for (r, &e) in index.iter().enumerate() {
-            if e != u32::MAX {
-                let slot = &mut fill[value_of_entry[e as usize] as usize];
-                grouped_rows[*slot as usize] = r as u32;
-                *slot += 1;
-            }
-        }
+        scatter_rows(&index, &mut fill, &mut grouped_rows, |e| {
+            value_of_entry[e as usize] as usize
+        });
     }
     let grouped = Grouped {
         rows: grouped_rows,

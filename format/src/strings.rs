@@ -52,16 +52,10 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]], compress: bool) -> Dictionary 
                 .map(|&t| (u64::from(t) << 32) | b as u64),
         );
         let offset = data.len() as u64;
-        let compressed = if compress {
-            lz4_flex::block::compress(&raw)
-        } else {
-            Vec::new()
-        };
-        let stored: &[u8] = if compress && compressed.len() < raw.len() {
-            &compressed
-        } else {
-            &raw
-        };
+        let compressed = compress
+            .then(|| lz4_flex::block::compress(&raw))
+            .filter(|c| c.len() < raw.len());
+        let stored: &[u8] = compressed.as_deref().unwrap_or(&raw);
         data.extend_from_slice(stored);
         dir.extend_from_slice(&offset.to_le_bytes());
         dir.extend_from_slice(&(stored.len() as u32).to_le_bytes());

@@ -599,7 +599,7 @@ impl Run<'_> {
                 None if more => {
                     let mut b = recycled.try_recv().unwrap_or_default();
                     b.clear();
-                    more = src.fill(&mut b, opts.block_rows)?;
+                    more = src.fill(&mut b, block_rows)?;
                     b
                 }
                 None => break,
