@@ -9,8 +9,9 @@ use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table as Text
 use strata_format::layout::{Section, SECTION_COUNT};
 use strata_format::{DataType, Table};
 
-/// Prints the schema, size, and per-column and per-section byte counts.
-pub fn run(path: &Path) -> Result<()> {
+/// Prints the schema, size, and per-column and per-section byte counts;
+/// with `by_section`, also a matrix of bytes per column and section.
+pub fn run(path: &Path, by_section: bool) -> Result<()> {
     let table = Table::open(path).with_context(|| format!("opening table {}", path.display()))?;
     let schema = table.schema();
     let rows = table.num_rows();
@@ -33,17 +34,21 @@ pub fn run(path: &Path) -> Result<()> {
     ]);
     let mut total = 0u64;
     let mut total_raw = 0u64;
+    let mut matrix = Vec::with_capacity(schema.len());
     for (c, field) in schema.fields.iter().enumerate() {
         let (mut bytes, mut distinct, mut nulls) = (0u64, 0u64, 0u64);
+        let mut column_sections = [0u64; SECTION_COUNT];
         for b in 0..table.num_blocks() {
             let meta = table.manifest().chunk(b, c);
             for (i, s) in meta.sections.iter().enumerate() {
                 per_section[i] += u64::from(s.stored_len.get());
+                column_sections[i] += u64::from(s.stored_len.get());
                 bytes += u64::from(s.stored_len.get());
             }
             distinct += u64::from(meta.distinct.get());
             nulls += u64::from(meta.null_count.get());
         }
+        matrix.push((field.name.as_str(), column_sections));
         let raw = raw_bytes(&table, c, field.data_type)?;
         total += bytes;
         total_raw += raw;
@@ -99,7 +104,35 @@ pub fn run(path: &Path) -> Result<()> {
         ]);
     }
     writeln!(text, "\n{sections}")?;
+    if by_section {
+        writeln!(text, "\n{}", section_matrix(&matrix, &per_section))?;
+    }
     crate::output::print_stdout(&text)
+}
+
+/// A table of bytes per column (rows, largest first) and non-empty section
+/// (columns).
+fn section_matrix(matrix: &[(&str, [u64; SECTION_COUNT])], per_section: &[u64]) -> TextTable {
+    let used: Vec<Section> = Section::ALL
+        .into_iter()
+        .filter(|s| per_section[*s as usize] > 0)
+        .collect();
+    let mut out = TextTable::new();
+    out.load_preset(UTF8_BORDERS_ONLY);
+    let mut header = vec!["column".to_string(), "bytes".to_string()];
+    header.extend(used.iter().map(|s| s.name().to_string()));
+    out.set_header(header);
+    let mut rows: Vec<_> = matrix
+        .iter()
+        .map(|(name, sections)| (sections.iter().sum::<u64>(), *name, sections))
+        .collect();
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    for (bytes, name, sections) in rows {
+        let mut row = vec![Cell::new(name), num_cell(bytes)];
+        row.extend(used.iter().map(|s| num_cell(sections[*s as usize])));
+        out.add_row(row);
+    }
+    out
 }
 
 /// Bytes the column would take uncompressed: the natural width per non-NULL

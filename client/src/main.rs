@@ -61,6 +61,9 @@ enum Command {
     Info {
         /// The table directory.
         table: PathBuf,
+        /// Also show each column's bytes per section.
+        #[arg(long)]
+        sections: bool,
     },
     /// Check every checksum and structural invariant of a table.
     Verify {
@@ -101,7 +104,7 @@ fn main() -> ExitCode {
         Some(Command::Query(args)) => cmd_query::run(&args).map(|()| true),
         Some(Command::Explain(args)) => cmd_query::explain(&args).map(|()| true),
         Some(Command::Ingest(args)) => ingest_cmd::run(args).map(|()| true),
-        Some(Command::Info { table }) => cmd_info::run(&table).map(|()| true),
+        Some(Command::Info { table, sections }) => cmd_info::run(&table, sections).map(|()| true),
         Some(Command::Verify { table }) => cmd_verify::run(&table),
         Some(Command::Cache(args)) => cmd_cache::run(&args).map(|()| true),
         Some(Command::Repl(args)) => repl::run(&args).map(|()| true),

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
-use zerocopy::little_endian::{U32, U64};
+use zerocopy::little_endian::{U16, U32, U64};
 
 use crate::column::ColumnData;
 use crate::error::{FormatError, Result};
@@ -13,6 +13,7 @@ use crate::layout::{
     checksum, ChunkMeta, Section, SectionMeta, BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION,
     MAX_BLOCK_ROWS, ROW_INDEX_STRIDE, SECTION_ALIGN, SECTION_COUNT,
 };
+use crate::strings::StringCodec;
 use crate::types::Schema;
 use crate::{packed, rowlist, strings};
 
@@ -55,21 +56,13 @@ pub fn encode_block(schema: &Schema, columns: Vec<ColumnData>) -> Result<Encoded
 
 /// Choices the encoder makes where the format allows several encodings of
 /// the same data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EncodeOptions {
-    /// LZ4-compress string blocks where that makes them smaller (the
-    /// default). Off, they are stored raw: building a chunk of many distinct
-    /// strings then takes about a tenth less time, for about a third more
-    /// bytes of strings (worth it for a table that is a disposable cache).
-    pub compress_strings: bool,
-}
-
-impl Default for EncodeOptions {
-    fn default() -> Self {
-        EncodeOptions {
-            compress_strings: true,
-        }
-    }
+    /// How string blocks are compressed: zstd by default. Raw blocks make a
+    /// chunk of many distinct strings about a tenth faster to build, for
+    /// about twice the bytes of strings (worth it for a table that is a
+    /// disposable cache).
+    pub string_codec: StringCodec,
 }
 
 /// Encodes one block of `rows` rows (1 to 2^24): `columns[i]` holds the
@@ -238,7 +231,9 @@ fn empty_chunk() -> ChunkMeta {
         map_width: 0,
         str_blocks: U32::new(0),
         trigrams: U32::new(0),
-        reserved: U32::new(0),
+        str_codec: 0,
+        reserved: 0,
+        str_dict_len: U16::new(0),
         sections: [SectionMeta {
             checksum: U64::new(checksum(&[])),
             ..SectionMeta::default()
@@ -775,8 +770,10 @@ fn encode_strings(
         chunk.sections[Section::HashToStr as usize] = out.section(Section::HashToStr, &h2s);
         chunk.sections[Section::StrToHash as usize] = out.section(Section::StrToHash, &str_to_hash);
         let sorted: Vec<&[u8]> = by_str.iter().map(|&v| uniq[v as usize]).collect();
-        let dict = strings::encode_dictionary(&sorted, options.compress_strings);
+        let dict = strings::encode_dictionary(&sorted, options.string_codec);
         chunk.len_width = dict.len_width;
+        chunk.str_codec = dict.codec;
+        chunk.str_dict_len = U16::new(dict.dict_len);
         chunk.str_blocks = U32::new(dict.blocks);
         chunk.trigrams = U32::new(dict.trigrams);
         chunk.sections[Section::StrDir as usize] = out.section(Section::StrDir, &dict.dir);
@@ -868,14 +865,14 @@ mod tests {
 
     proptest! {
         /// Dictionary-coded strings encode to the same bytes as the same
-        /// rows given plainly, with string blocks compressed or not: short
+        /// rows given plainly, with every string codec: short
         /// strings of a small alphabet make entries repeat each other,
         /// some entries go unused and NULL rows carry any index.
         #[test]
         fn dictionary_and_plain_strings_encode_alike(
             entries in prop::collection::vec(prop::collection::vec(0u8..3, 0..5), 1..40),
             rows in prop::collection::vec((any::<u32>(), prop::bool::weighted(0.1)), 1..400),
-            compress in any::<bool>(),
+            codec in prop::sample::select(vec![StringCodec::Raw, StringCodec::Lz4, StringCodec::Zstd]),
         ) {
             let mut bytes = Vec::new();
             let mut offsets = vec![0u64];
@@ -898,7 +895,7 @@ mod tests {
                 nulls.push(null);
             }
             let dict = ColumnData::StringDict { bytes, offsets, indices, nulls: Some(nulls) };
-            let options = EncodeOptions { compress_strings: compress };
+            let options = EncodeOptions { string_codec: codec };
             let a = encode_block_with(&schema(), rows.len(), vec![plain], options).unwrap();
             let b = encode_block_with(&schema(), rows.len(), vec![dict], options).unwrap();
             prop_assert_eq!(&a.bytes, &b.bytes);

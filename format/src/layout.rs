@@ -4,11 +4,19 @@
 //! All integers are little-endian. Records use zerocopy's unaligned
 //! little-endian integer types so they can be read in place from any offset.
 
-use zerocopy::little_endian::{U32, U64};
+use zerocopy::little_endian::{U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build writes; it reads this one and every
+/// earlier one from [`OLDEST_READABLE_VERSION`] on.
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format version this build reads.
+pub const OLDEST_READABLE_VERSION: u32 = 1;
+
+/// Whether this build reads files of format version `v`.
+pub fn readable_version(v: u32) -> bool {
+    (OLDEST_READABLE_VERSION..=FORMAT_VERSION).contains(&v)
+}
 
 /// Magic at both ends of a block file.
 pub const BLOCK_MAGIC: [u8; 8] = *b"STRATAB\0";
@@ -168,8 +176,14 @@ pub struct ChunkMeta {
     pub str_blocks: U32,
     /// Number of distinct trigrams (strings only).
     pub trigrams: U32,
+    /// How compressed string blocks are compressed: 0 = LZ4, 1 = zstd
+    /// (version 2; always 0 in version 1, where these 4 bytes were reserved).
+    pub str_codec: u8,
     /// Reserved, zero.
-    pub reserved: U32,
+    pub reserved: u8,
+    /// Bytes of zstd dictionary at the start of the string data (version 2,
+    /// zstd only; 0 for none).
+    pub str_dict_len: U16,
     /// The sections, indexed by [`Section`].
     pub sections: [SectionMeta; SECTION_COUNT],
 }
@@ -222,7 +236,8 @@ mod tests {
     /// already written. Bump FORMAT_VERSION and keep reading old versions.
     #[test]
     fn never_change_these_constants() {
-        assert_eq!(FORMAT_VERSION, 1);
+        assert_eq!(FORMAT_VERSION, 2);
+        assert_eq!(OLDEST_READABLE_VERSION, 1);
         assert_eq!(&BLOCK_MAGIC, b"STRATAB\0");
         assert_eq!(&MANIFEST_MAGIC, b"STRATAM\0");
         assert_eq!(std::mem::size_of::<SectionMeta>(), 24);

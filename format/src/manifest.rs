@@ -8,10 +8,11 @@ use zerocopy::{FromBytes, IntoBytes};
 
 use crate::error::{FormatError, Result};
 use crate::layout::{
-    checksum, BlockEntry, ChunkMeta, ManifestHead, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN,
-    FORMAT_VERSION, MANIFEST_FOOTER_LEN, MANIFEST_HEADER_LEN, MANIFEST_MAGIC, MAX_BLOCK_ROWS,
-    SECTION_ALIGN,
+    checksum, readable_version, BlockEntry, ChunkMeta, ManifestHead, Section, BLOCK_FOOTER_LEN,
+    BLOCK_HEADER_LEN, FORMAT_VERSION, MANIFEST_FOOTER_LEN, MANIFEST_HEADER_LEN, MANIFEST_MAGIC,
+    MAX_BLOCK_ROWS, SECTION_ALIGN,
 };
+use crate::strings::{STR_CODEC_LZ4, STR_CODEC_ZSTD};
 use crate::types::{DataType, Field, Schema};
 
 /// A table's manifest, decoded.
@@ -99,7 +100,7 @@ impl Manifest {
                 format!("header says version {version}, footer {footer_version}"),
             ));
         }
-        if version != FORMAT_VERSION {
+        if !readable_version(version) {
             return Err(FormatError::UnsupportedVersion {
                 path: path.to_path_buf(),
                 found: version,
@@ -163,12 +164,13 @@ impl Manifest {
             blocks,
             chunks,
         };
-        manifest.validate().map_err(|(s, d)| bad(&s, d))?;
+        manifest.validate(version).map_err(|(s, d)| bad(&s, d))?;
         Ok(manifest)
     }
 
-    /// Structural checks that make every later access in bounds.
-    fn validate(&self) -> std::result::Result<(), (String, String)> {
+    /// Structural checks that make every later access in bounds; `version`
+    /// is the manifest's format version.
+    fn validate(&self, version: u32) -> std::result::Result<(), (String, String)> {
         let mut total = 0u64;
         let mut prev_id = None;
         for (b, block) in self.blocks.iter().enumerate() {
@@ -190,7 +192,7 @@ impl Manifest {
             for (c, field) in self.schema.fields.iter().enumerate() {
                 let chunk = self.chunk(b, c);
                 let at = || format!("block {b}, column {}", field.name);
-                check_chunk(chunk, field, rows as u64, data_end).map_err(|d| (at(), d))?;
+                check_chunk(chunk, field, rows as u64, data_end, version).map_err(|d| (at(), d))?;
             }
         }
         if total != self.rows {
@@ -208,6 +210,7 @@ fn check_chunk(
     field: &Field,
     rows: u64,
     data_end: u64,
+    version: u32,
 ) -> std::result::Result<(), String> {
     let distinct = u64::from(chunk.distinct.get());
     let nulls = u64::from(chunk.null_count.get());
@@ -237,6 +240,27 @@ fn check_chunk(
     };
     if !(value_ok && count_ok && string_ok) {
         return Err("invalid value, count, length or map width".into());
+    }
+    let dict_len = u64::from(chunk.str_dict_len.get());
+    let codec_ok = chunk.reserved == 0
+        && match (version, chunk.str_codec) {
+            (_, STR_CODEC_LZ4) => dict_len == 0,
+            (2.., STR_CODEC_ZSTD) => {
+                dict_len == 0
+                    || (is_string
+                        && distinct > 0
+                        && dict_len
+                            <= u64::from(
+                                chunk.sections[Section::StrData as usize].stored_len.get(),
+                            ))
+            }
+            _ => false,
+        };
+    if !codec_ok {
+        return Err(format!(
+            "string codec {}, dictionary of {dict_len} bytes, reserved byte {}",
+            chunk.str_codec, chunk.reserved
+        ));
     }
     if !is_string && chunk.min.get() > chunk.max.get() {
         return Err("min is greater than max".into());

@@ -14,8 +14,8 @@ use zerocopy::{FromBytes, IntoBytes};
 use crate::cache::{self, Decoded};
 use crate::error::{FormatError, Result};
 use crate::layout::{
-    checksum, ChunkMeta, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION,
-    MANIFEST_FILE, ROW_INDEX_STRIDE, SECTION_COUNT, STRINGS_PER_BLOCK,
+    checksum, readable_version, ChunkMeta, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN,
+    BLOCK_MAGIC, FORMAT_VERSION, MANIFEST_FILE, ROW_INDEX_STRIDE, SECTION_COUNT, STRINGS_PER_BLOCK,
 };
 use crate::manifest::Manifest;
 use crate::packed::Packed;
@@ -223,7 +223,7 @@ impl Table {
         ends.extend_from_slice(footer);
         if checksum(&ends) != entry.ends_checksum.get() {
             let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-            if version != FORMAT_VERSION {
+            if !readable_version(version) {
                 return Err(FormatError::UnsupportedVersion {
                     path,
                     found: version,
@@ -810,19 +810,28 @@ impl Dictionary<'_> {
                     .corrupt(Section::StrDir, format!("block {block} out of bounds"))
             })?;
         let count = (self.len() - block * STRINGS_PER_BLOCK).min(STRINGS_PER_BLOCK);
-        let decompressed;
+        let mut decompressed = Vec::new();
         let raw_bytes: &[u8] = if stored == raw {
             src
         } else {
-            decompressed = lz4_flex::block::decompress(src, raw).map_err(|e| {
+            let dict_len = usize::from(self.chunk.meta.str_dict_len.get());
+            let dict = self.data.get(..dict_len).ok_or_else(|| {
                 self.chunk
-                    .corrupt(Section::StrData, format!("block {block}: LZ4: {e}"))
+                    .corrupt(Section::StrData, "dictionary out of bounds")
             })?;
-            if decompressed.len() != raw {
+            if dict.first().is_some_and(|&b| b != 0) {
+                // A dictionary starts with a raw block's first byte, 0; zstd
+                // would take anything starting with its magic for a
+                // structured dictionary.
                 return Err(self
                     .chunk
-                    .corrupt(Section::StrData, format!("block {block}: wrong size")));
+                    .corrupt(Section::StrData, "dictionary does not start with 0"));
             }
+            strings::decompress_block(self.chunk.meta.str_codec, dict, src, raw, &mut decompressed)
+                .map_err(|e| {
+                    self.chunk
+                        .corrupt(Section::StrData, format!("block {block}: {}", e.0))
+                })?;
             &decompressed
         };
         strings::decode_block(raw_bytes, count, bytes, ends).map_err(|e| {

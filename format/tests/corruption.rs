@@ -120,3 +120,55 @@ fn missing_block_file_is_an_error() {
     let err = read_all(&path).unwrap_err().to_string();
     assert!(err.contains("b00000001.blk"), "{err}");
 }
+
+/// A manifest whose checksums hold but whose string codec fields do not fit
+/// its version or its chunks is refused.
+#[test]
+fn inconsistent_string_codec_fields_are_errors() {
+    use strata_format::manifest::Manifest;
+    let dir = tempfile::tempdir().unwrap();
+    let path = small_table(dir.path());
+    let written = Table::open(&path).unwrap().manifest().clone();
+    assert_eq!(written.chunks[1].str_codec, 1, "zstd by default");
+    let decode = |m: &Manifest, version: u32| {
+        let mut bytes = m.encode();
+        let n = bytes.len();
+        bytes[8..12].copy_from_slice(&version.to_le_bytes());
+        bytes[n - 16..n - 12].copy_from_slice(&version.to_le_bytes());
+        Manifest::decode(&path.join("MANIFEST"), &bytes)
+    };
+    assert!(decode(&written, 2).is_ok());
+    assert!(decode(&written, 1).is_err(), "version 1 knows only LZ4");
+    // The codec byte as version 1 has it (only the manifest is decoded here).
+    let mut good = written.clone();
+    for c in &mut good.chunks {
+        c.str_codec = 0;
+    }
+    assert!(decode(&good, 1).is_ok());
+    let string_chunk = 1;
+    type Change = fn(&mut strata_format::layout::ChunkMeta);
+    let changes: [(Change, bool); 5] = [
+        (|c| c.str_codec = 1, true),
+        (|c| c.str_codec = 2, false),
+        (|c| c.reserved = 1, false),
+        (|c| c.str_dict_len = 1.into(), false),
+        (
+            |c| {
+                c.str_codec = 1;
+                c.str_dict_len = u16::MAX.into();
+            },
+            false,
+        ),
+    ];
+    for (i, (change, valid_in_v2)) in changes.into_iter().enumerate() {
+        let mut m = good.clone();
+        change(&mut m.chunks[string_chunk]);
+        assert_eq!(decode(&m, 2).is_ok(), valid_in_v2, "change {i}");
+        assert!(decode(&m, 1).is_err(), "change {i} in version 1");
+    }
+    // A dictionary only for strings.
+    let mut m = good.clone();
+    m.chunks[0].str_codec = 1;
+    m.chunks[0].str_dict_len = 16.into();
+    assert!(decode(&m, 2).is_err());
+}

@@ -1,10 +1,13 @@
-//! The committed table in `tests/golden/v1` was written by format version 1.
-//! Every later build must read it back exactly. Regenerate it only when
-//! starting a new format version (keep the old directory):
-//! `STRATA_WRITE_GOLDEN=1 cargo test -p strata-format --test golden`.
+//! The committed tables in `tests/golden/v<N>` were written by format version
+//! N. Every later build must read them back exactly. Write the current
+//! version's table only when starting a new format version (keep the old
+//! directories): `STRATA_WRITE_GOLDEN=1 cargo test -p strata-format --test golden`.
+//!
+//! Version 2 adds column `u`, long strings of a small vocabulary: enough
+//! string bytes in a chunk for zstd string blocks with a dictionary.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use strata_format::types::{bool_key, float_key, signed_key};
 use strata_format::{
@@ -41,6 +44,36 @@ fn schema() -> Schema {
     .unwrap()
 }
 
+/// Version 2's schema: version 1's and `u`.
+fn schema_v2() -> Schema {
+    let mut fields = schema().fields;
+    fields.push(Field::new("u", DataType::String, false));
+    Schema::new(fields).unwrap()
+}
+
+/// Column `u` at row `r`: about 9 KB of words from a small vocabulary.
+fn long_string(r: usize) -> Vec<u8> {
+    const WORDS: [&str; 8] = [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "поиск",
+        "https://",
+        "x",
+        "\n",
+    ];
+    let mut state = r as u64 + 1;
+    let mut out = format!("{r:04}:").into_bytes();
+    while out.len() < 9000 {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        out.extend_from_slice(WORDS[(state >> 61) as usize].as_bytes());
+    }
+    out
+}
+
 /// The expected value of column `c` at row `r`: a key, a string, or NULL.
 fn value(c: usize, r: usize) -> Option<Result<u64, Vec<u8>>> {
     let i = r as i64;
@@ -74,51 +107,75 @@ fn value(c: usize, r: usize) -> Option<Result<u64, Vec<u8>>> {
                 _ => format!("https://example.com/page?id={}", r % 11).into_bytes(),
             }))
         }
+        15 => return Some(Err(long_string(r))),
         _ => unreachable!(),
     }))
 }
 
-fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/v1")
+fn golden_dir(version: u32) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/v{version}"))
 }
 
 #[test]
 fn golden_v1_reads_back_exactly() {
-    let dir = golden_dir();
+    check(&golden_dir(1), &schema());
+}
+
+#[test]
+fn golden_v2_reads_back_exactly() {
+    assert_eq!(
+        strata_format::FORMAT_VERSION,
+        2,
+        "write a golden table for the new version"
+    );
+    let dir = golden_dir(2);
     if std::env::var_os("STRATA_WRITE_GOLDEN").is_some() {
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
-        let schema = schema();
-        let mut w = TableWriter::create(
-            &dir,
-            schema.clone(),
-            WriteOptions {
-                block_rows: 16,
-                sync: true,
-            },
-        )
-        .unwrap();
-        for start in (0..ROWS).step_by(16) {
-            let end = (start + 16).min(ROWS);
-            let cols = (0..schema.len())
-                .map(|c| {
-                    let mut col = ColumnData::new_for(schema.fields[c].data_type);
-                    for r in start..end {
-                        match value(c, r) {
-                            None => col.push_null(),
-                            Some(Ok(k)) => col.push_key(k).unwrap(),
-                            Some(Err(s)) => col.push_str(&s).unwrap(),
-                        }
-                    }
-                    col
-                })
-                .collect();
-            w.write_block(cols).unwrap();
-        }
-        w.finish().unwrap();
+        write(&dir, &schema_v2());
     }
+    check(&dir, &schema_v2());
+    // The long strings are zstd blocks with a dictionary.
     let t = Table::open(&dir).unwrap();
-    assert_eq!(t.schema(), &schema());
+    let meta = t.manifest().chunk(0, 15);
+    assert_eq!((meta.str_codec, meta.str_dict_len.get() > 0), (1, true));
+}
+
+/// Writes the golden table of `schema` into `dir` (replacing it).
+fn write(dir: &Path, schema: &Schema) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+    let mut w = TableWriter::create(
+        dir,
+        schema.clone(),
+        WriteOptions {
+            block_rows: 16,
+            sync: true,
+        },
+    )
+    .unwrap();
+    for start in (0..ROWS).step_by(16) {
+        let end = (start + 16).min(ROWS);
+        let cols = (0..schema.len())
+            .map(|c| {
+                let mut col = ColumnData::new_for(schema.fields[c].data_type);
+                for r in start..end {
+                    match value(c, r) {
+                        None => col.push_null(),
+                        Some(Ok(k)) => col.push_key(k).unwrap(),
+                        Some(Err(s)) => col.push_str(&s).unwrap(),
+                    }
+                }
+                col
+            })
+            .collect();
+        w.write_block(cols).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// Reads the table in `dir` back and compares every value, then verifies it.
+fn check(dir: &Path, schema: &Schema) {
+    let t = Table::open(dir).unwrap();
+    assert_eq!(t.schema(), schema);
     assert_eq!(t.num_rows(), ROWS as u64);
     assert_eq!(t.num_blocks(), 3);
     for c in 0..t.schema().len() {
@@ -141,6 +198,6 @@ fn golden_v1_reads_back_exactly() {
         }
         assert_eq!(r, ROWS);
     }
-    let report = strata_format::verify_table(&dir).unwrap();
+    let report = strata_format::verify_table(dir).unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
 }

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use strata_format::types::{float_key, signed_key};
 use strata_format::{
     encode_block_rows, encode_block_with, string_hash, ColumnData, DataType, EncodeOptions, Field,
-    RowValues, Schema, Table, TableWriter, WriteOptions,
+    RowValues, Schema, StringCodec, Table, TableWriter, WriteOptions,
 };
 
 /// A column's values in row order, as the test generates them.
@@ -67,9 +67,10 @@ fn write_and_read(fields: Vec<Field>, cols: &[Col], block_rows: usize) {
     while start < rows {
         let end = (start + block_rows).min(rows);
         let columns = cols.iter().map(|c| c.slice(start..end)).collect();
-        // Every other block with raw string blocks.
+        // Blocks take turns with the string codecs.
+        let codecs = [StringCodec::Zstd, StringCodec::Raw, StringCodec::Lz4];
         let options = EncodeOptions {
-            compress_strings: (start / block_rows).is_multiple_of(2),
+            string_codec: codecs[(start / block_rows) % codecs.len()],
         };
         w.write_encoded(encode_block_with(&schema, end - start, columns, options).unwrap())
             .unwrap();

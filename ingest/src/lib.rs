@@ -31,8 +31,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use strata_format::{
-    encode_block_rows, encode_block_with, EncodeOptions, Schema, TableWriter, WriteOptions,
-    DEFAULT_BLOCK_ROWS,
+    encode_block_rows, encode_block_with, EncodeOptions, Schema, StringCodec, TableWriter,
+    WriteOptions, DEFAULT_BLOCK_ROWS,
 };
 
 pub use error::{IngestError, Position, Result, RowError};
@@ -87,9 +87,9 @@ pub struct IngestOptions {
     pub append: bool,
     /// fsync files before publishing the table.
     pub sync: bool,
-    /// LZ4-compress string blocks (see
-    /// [`strata_format::EncodeOptions::compress_strings`]).
-    pub compress_strings: bool,
+    /// How string blocks are compressed (see
+    /// [`strata_format::EncodeOptions::string_codec`]).
+    pub string_codec: StringCodec,
     /// Stop reading once at least this many rows are read (whole blocks, so
     /// the table may hold more): the first rows of the input, in order.
     /// `None` reads everything.
@@ -110,7 +110,7 @@ impl Default for IngestOptions {
             columns: None,
             append: false,
             sync: true,
-            compress_strings: true,
+            string_codec: StringCodec::default(),
             max_rows: None,
         }
     }
@@ -120,7 +120,7 @@ impl IngestOptions {
     /// The encoder's choices these options make.
     fn encoding(&self) -> EncodeOptions {
         EncodeOptions {
-            compress_strings: self.compress_strings,
+            string_codec: self.string_codec,
         }
     }
 }
