@@ -164,13 +164,13 @@ pub struct ChunkMeta {
     pub min: U64,
     /// Largest key (fixed-width types; 0 for strings or when all NULL).
     pub max: U64,
-    /// Bytes per packed value (1, 2, 4, 8; 16 for string hashes; 0 if none).
+    /// Bytes per packed value (1, 2, 3, 4, 8; 16 for string hashes; 0 if none).
     pub value_width: u8,
-    /// Bytes per packed count (1, 2 or 4; 0 if no values).
+    /// Bytes per packed count (1, 2, 3 or 4; 0 if no values).
     pub count_width: u8,
-    /// Bytes per packed string length (1, 2, 4; 0 for non-strings).
+    /// Bytes per packed string length (1, 2, 3 or 4; 0 for non-strings).
     pub len_width: u8,
-    /// Bytes per entry of the two string maps (1, 2, 4; 0 for non-strings).
+    /// Bytes per entry of the two string maps (1, 2, 3 or 4; 0 for non-strings).
     pub map_width: u8,
     /// Number of string blocks (strings only).
     pub str_blocks: U32,

@@ -223,18 +223,20 @@ fn check_chunk(
         return Err("NULLs in a NOT NULL column".into());
     }
     let is_string = field.data_type.is_string();
+    // Version 2 added the 3-byte width.
+    let small = |w: u8| matches!(w, 1 | 2 | 4) || (w == 3 && version >= 2);
     let value_ok = match (distinct, is_string) {
         (0, _) => chunk.value_width == 0,
         (_, true) => chunk.value_width == 16,
-        (_, false) => matches!(chunk.value_width, 1 | 2 | 4 | 8),
+        (_, false) => small(chunk.value_width) || chunk.value_width == 8,
     };
     let count_ok = if distinct == 0 {
         chunk.count_width == 0
     } else {
-        matches!(chunk.count_width, 1 | 2 | 4)
+        small(chunk.count_width)
     };
     let string_ok = if is_string && distinct > 0 {
-        matches!(chunk.len_width, 1 | 2 | 4) && matches!(chunk.map_width, 1 | 2 | 4)
+        small(chunk.len_width) && small(chunk.map_width)
     } else {
         chunk.len_width == 0 && chunk.map_width == 0
     };

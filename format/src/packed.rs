@@ -1,10 +1,21 @@
-//! Little-endian unsigned integers stored in the narrowest of 1, 2, 4 or 8
-//! bytes, read in place from mapped bytes.
+//! Little-endian unsigned integers stored in the narrowest of 1, 2, 3, 4 or
+//! 8 bytes, read in place from mapped bytes. (Format version 1 has no 3-byte
+//! width; [`width_for_v1`] gives its choice.)
 
 use zerocopy::FromBytes;
 
-/// The smallest width (1, 2, 4 or 8 bytes) that holds `max`.
+/// The smallest width (1, 2, 3, 4 or 8 bytes) that holds `max`.
 pub fn width_for(max: u64) -> u8 {
+    if max < 1 << 24 {
+        width_for_v1(max).min(3)
+    } else {
+        width_for_v1(max)
+    }
+}
+
+/// The smallest width of format version 1 (1, 2, 4 or 8 bytes) that holds
+/// `max`.
+pub fn width_for_v1(max: u64) -> u8 {
     if max <= u64::from(u8::MAX) {
         1
     } else if max <= u64::from(u16::MAX) {
@@ -29,6 +40,8 @@ pub enum Packed<'a> {
     W1(&'a [u8]),
     /// Two bytes each.
     W2(&'a [u16]),
+    /// Three bytes each (no 3-byte integer type, so plain bytes).
+    W3(&'a [u8]),
     /// Four bytes each.
     W4(&'a [u32]),
     /// Eight bytes each.
@@ -45,6 +58,7 @@ impl<'a> Packed<'a> {
         Some(match width {
             1 => Packed::W1(bytes),
             2 => Packed::W2(<[u16]>::ref_from_bytes(bytes).ok()?),
+            3 => Packed::W3(bytes),
             4 => Packed::W4(<[u32]>::ref_from_bytes(bytes).ok()?),
             8 => Packed::W8(<[u64]>::ref_from_bytes(bytes).ok()?),
             _ => return None,
@@ -57,6 +71,7 @@ impl<'a> Packed<'a> {
         match self {
             Packed::W1(s) => s.len(),
             Packed::W2(s) => s.len(),
+            Packed::W3(s) => s.len() / 3,
             Packed::W4(s) => s.len(),
             Packed::W8(s) => s.len(),
         }
@@ -74,6 +89,7 @@ impl<'a> Packed<'a> {
         match self {
             Packed::W1(s) => u64::from(s[i]),
             Packed::W2(s) => u64::from(s[i]),
+            Packed::W3(s) => u64::from(u24(&s[3 * i..3 * i + 3])),
             Packed::W4(s) => u64::from(s[i]),
             Packed::W8(s) => s[i],
         }
@@ -84,6 +100,7 @@ impl<'a> Packed<'a> {
         match self {
             Packed::W1(s) => out.extend(s.iter().map(|&v| u64::from(v))),
             Packed::W2(s) => out.extend(s.iter().map(|&v| u64::from(v))),
+            Packed::W3(s) => out.extend(s.chunks_exact(3).map(|b| u64::from(u24(b)))),
             Packed::W4(s) => out.extend(s.iter().map(|&v| u64::from(v))),
             Packed::W8(s) => out.extend_from_slice(s),
         }
@@ -94,10 +111,29 @@ impl<'a> Packed<'a> {
         match self {
             Packed::W1(s) => s.partition_point(|&x| u64::from(x) < v),
             Packed::W2(s) => s.partition_point(|&x| u64::from(x) < v),
+            Packed::W3(_) => {
+                // Binary search over indexes: the first `i` with `get(i) >= v`.
+                let (mut lo, mut hi) = (0, self.len());
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if self.get(mid) < v {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                lo
+            }
             Packed::W4(s) => s.partition_point(|&x| u64::from(x) < v),
             Packed::W8(s) => s.partition_point(|&x| x < v),
         }
     }
+}
+
+/// The little-endian integer in the 3 bytes `b`.
+#[inline]
+fn u24(b: &[u8]) -> u32 {
+    u32::from(b[0]) | u32::from(b[1]) << 8 | u32::from(b[2]) << 16
 }
 
 #[cfg(test)]
@@ -109,13 +145,16 @@ mod tests {
         assert_eq!(width_for(0), 1);
         assert_eq!(width_for(255), 1);
         assert_eq!(width_for(256), 2);
-        assert_eq!(width_for(65536), 4);
+        assert_eq!(width_for(65536), 3);
+        assert_eq!(width_for((1 << 24) - 1), 3);
+        assert_eq!(width_for(1 << 24), 4);
         assert_eq!(width_for(u64::MAX), 8);
+        assert_eq!(width_for_v1(65536), 4);
     }
 
     #[test]
     fn views_read_back() {
-        for width in [1u8, 2, 4, 8] {
+        for width in [1u8, 2, 3, 4, 8] {
             let vals: Vec<u64> = (0..50u64)
                 .map(|i| i * 5 % (1 << (8 * width.min(4) - 1)))
                 .collect();
@@ -140,6 +179,9 @@ mod tests {
             );
         }
         assert!(Packed::new(&[0u8; 3], 2, 2).is_none());
-        assert!(Packed::new(&[0u8; 3], 3, 1).is_none());
+        assert!(Packed::new(&[0u8; 3], 3, 2).is_none());
+        assert!(Packed::new(&[0u8; 5], 5, 1).is_none());
+        let p = Packed::new(&[1, 2, 3, 0xff, 0xff, 0xff], 3, 2).unwrap();
+        assert_eq!((p.get(0), p.get(1)), (0x03_0201, 0xff_ffff));
     }
 }

@@ -121,10 +121,10 @@ fn missing_block_file_is_an_error() {
     assert!(err.contains("b00000001.blk"), "{err}");
 }
 
-/// A manifest whose checksums hold but whose string codec fields do not fit
-/// its version or its chunks is refused.
+/// A manifest whose checksums hold but whose string codec fields or packed
+/// widths do not fit its version or its chunks is refused.
 #[test]
-fn inconsistent_string_codec_fields_are_errors() {
+fn fields_new_in_version_2_are_errors_in_version_1() {
     use strata_format::manifest::Manifest;
     let dir = tempfile::tempdir().unwrap();
     let path = small_table(dir.path());
@@ -147,7 +147,8 @@ fn inconsistent_string_codec_fields_are_errors() {
     assert!(decode(&good, 1).is_ok());
     let string_chunk = 1;
     type Change = fn(&mut strata_format::layout::ChunkMeta);
-    let changes: [(Change, bool); 5] = [
+    let changes: [(Change, bool); 6] = [
+        (|c| c.count_width = 3, true),
         (|c| c.str_codec = 1, true),
         (|c| c.str_codec = 2, false),
         (|c| c.reserved = 1, false),
