@@ -1,8 +1,9 @@
 //! Feeds arbitrary bytes to the reader as one file of a table.
 //!
-//! The table is the committed golden v1 table; the first input byte picks
-//! which of its files (manifest or a block file) is replaced by the rest of
-//! the input. Opening, reading every chunk and verifying must never panic.
+//! The table is a committed golden table; the first input byte picks which
+//! (v1 or v2: bit 2) and which of its files (manifest or a block file: bits
+//! 0-1) is replaced by the rest of the input. Opening, reading every chunk
+//! and verifying must never panic.
 #![no_main]
 
 use std::path::Path;
@@ -20,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((&which, content)) = data.split_first() else {
         return;
     };
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/v1");
+    let version = if which & 4 == 0 { "v1" } else { "v2" };
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../format/tests/golden")
+        .join(version);
     let Ok(dir) = tempfile::tempdir() else { return };
     let table = dir.path().join("t");
     if std::fs::create_dir(&table).is_err() {
