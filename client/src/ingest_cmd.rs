@@ -26,23 +26,25 @@ pub enum FormatArg {
     Parquet,
 }
 
-/// String block compression on the command line.
+/// Table compression on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum StringCodecArg {
-    /// zstd with a dictionary per chunk: the smallest tables.
+pub enum CompressionArg {
+    /// zstd for strings (a dictionary per chunk) and most sections: the
+    /// smallest tables.
     Zstd,
-    /// LZ4: about 80% more string bytes, a little faster to build.
+    /// LZ4 everywhere: tables as format version 1 wrote them, faster to build
+    /// and to read strings from, about 20% larger.
     Lz4,
-    /// Uncompressed: the fastest to build, the largest.
+    /// Uncompressed strings, LZ4 elsewhere: the fastest to build, the largest.
     Raw,
 }
 
-impl From<StringCodecArg> for strata_format::StringCodec {
-    fn from(arg: StringCodecArg) -> Self {
+impl From<CompressionArg> for strata_format::Compression {
+    fn from(arg: CompressionArg) -> Self {
         match arg {
-            StringCodecArg::Zstd => strata_format::StringCodec::Zstd,
-            StringCodecArg::Lz4 => strata_format::StringCodec::Lz4,
-            StringCodecArg::Raw => strata_format::StringCodec::Raw,
+            CompressionArg::Zstd => strata_format::Compression::Zstd,
+            CompressionArg::Lz4 => strata_format::Compression::Lz4,
+            CompressionArg::Raw => strata_format::Compression::Raw,
         }
     }
 }
@@ -108,9 +110,9 @@ pub struct IngestArgs {
     #[arg(long)]
     no_sync: bool,
 
-    /// How blocks of distinct strings are compressed.
-    #[arg(long, value_enum, default_value_t = StringCodecArg::Zstd)]
-    string_codec: StringCodecArg,
+    /// How the table is compressed.
+    #[arg(long, value_enum, default_value_t = CompressionArg::Zstd)]
+    compression: CompressionArg,
 }
 
 fn parse_delimiter(s: &str) -> anyhow::Result<u8> {
@@ -153,7 +155,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         columns: None,
         append: args.append,
         sync: !args.no_sync,
-        string_codec: args.string_codec.into(),
+        compression: args.compression.into(),
         max_rows: None,
     };
     let table_name = args

@@ -122,7 +122,7 @@ impl ReadOptions {
             sync: false,
             // The first query waits for the entry: raw string blocks build
             // faster, for more bytes in the cache.
-            string_codec: strata_format::StringCodec::Raw,
+            compression: strata_format::Compression::Raw,
             ..IngestOptions::default()
         })
     }

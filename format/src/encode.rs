@@ -13,7 +13,7 @@ use crate::layout::{
     checksum, ChunkMeta, Section, SectionMeta, BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION,
     MAX_BLOCK_ROWS, ROW_INDEX_STRIDE, SECTION_ALIGN, SECTION_COUNT,
 };
-use crate::strings::StringCodec;
+use crate::strings::Compression;
 use crate::types::Schema;
 use crate::{packed, rowlist, strings};
 
@@ -58,11 +58,11 @@ pub fn encode_block(schema: &Schema, columns: Vec<ColumnData>) -> Result<Encoded
 /// the same data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EncodeOptions {
-    /// How string blocks are compressed: zstd by default. Raw blocks make a
-    /// chunk of many distinct strings about a tenth faster to build, for
-    /// about twice the bytes of strings (worth it for a table that is a
+    /// How string blocks and sections are compressed: zstd by default. Raw
+    /// string blocks make a chunk of many distinct strings faster to build,
+    /// for about twice the bytes of strings (worth it for a table that is a
     /// disposable cache).
-    pub string_codec: StringCodec,
+    pub compression: Compression,
 }
 
 /// Encodes one block of `rows` rows (1 to 2^24): `columns[i]` holds the
@@ -96,7 +96,7 @@ pub fn encode_block_with(
             "a block must have 1 to {MAX_BLOCK_ROWS} rows, not {rows}"
         )));
     }
-    let mut out = BlockBuf::new();
+    let mut out = BlockBuf::new(options.compression);
     let mut chunks = Vec::with_capacity(columns.len());
     for (field, col) in schema.fields.iter().zip(&columns) {
         if col.len() != rows {
@@ -169,44 +169,59 @@ pub fn encode_block_with(
 /// A block file under construction.
 struct BlockBuf {
     bytes: Vec<u8>,
+    /// With [`Compression::Zstd`], the context that compresses sections
+    /// other than row lists; else they are LZ4.
+    zstd: Option<zstd::zstd_safe::CCtx<'static>>,
 }
 
 impl BlockBuf {
-    fn new() -> BlockBuf {
+    fn new(compression: Compression) -> BlockBuf {
         let mut bytes = Vec::with_capacity(1 << 20);
         bytes.extend_from_slice(&BLOCK_MAGIC);
         bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         bytes.extend_from_slice(&0u32.to_le_bytes());
         debug_assert_eq!(bytes.len(), BLOCK_HEADER_LEN);
-        BlockBuf { bytes }
+        let zstd = (compression == Compression::Zstd).then(zstd::zstd_safe::CCtx::create);
+        BlockBuf { bytes, zstd }
     }
 
-    /// Appends a section (compressing it if allowed and it pays) and returns
-    /// where it went.
-    fn section(&mut self, kind: Section, raw: &[u8]) -> SectionMeta {
+    /// Appends section `kind` of `chunk` (compressed if allowed and that
+    /// saves an eighth) and records where it went.
+    fn section(&mut self, chunk: &mut ChunkMeta, kind: Section, raw: &[u8]) {
         if raw.is_empty() {
-            return SectionMeta {
+            chunk.sections[kind as usize] = SectionMeta {
                 checksum: U64::new(checksum(&[])),
                 ..SectionMeta::default()
             };
+            return;
         }
         let pad = self.bytes.len().next_multiple_of(SECTION_ALIGN) - self.bytes.len();
         self.bytes.extend(std::iter::repeat_n(0u8, pad));
         let offset = self.bytes.len() as u64;
+        // Row lists stay LZ4: filters and multi-column queries decompress
+        // them on every query, and zstd would take about 4x as long for 14%
+        // fewer bytes.
+        let zstd_bit = kind.zstd_bit().filter(|_| kind != Section::Rows);
         let compressed = if kind.may_compress() && raw.len() >= 64 {
-            let c = lz4_flex::block::compress(raw);
-            (c.len() <= raw.len() / 8 * 7).then_some(c)
+            let c = match (zstd_bit, &mut self.zstd) {
+                (Some(_), Some(cctx)) => zstd_compress(cctx, raw),
+                _ => Some(lz4_flex::block::compress(raw)),
+            };
+            c.filter(|c| c.len() <= raw.len() / 8 * 7)
         } else {
             None
         };
+        if let (Some(bit), Some(_), Some(_)) = (zstd_bit, &self.zstd, &compressed) {
+            chunk.zstd_sections |= bit;
+        }
         let stored: &[u8] = compressed.as_deref().unwrap_or(raw);
         self.bytes.extend_from_slice(stored);
-        SectionMeta {
+        chunk.sections[kind as usize] = SectionMeta {
             offset: U64::new(offset),
             stored_len: U32::new(stored.len() as u32),
             raw_len: U32::new(raw.len() as u32),
             checksum: U64::new(checksum(stored)),
-        }
+        };
     }
 
     fn finish(mut self) -> Vec<u8> {
@@ -232,13 +247,20 @@ fn empty_chunk() -> ChunkMeta {
         str_blocks: U32::new(0),
         trigrams: U32::new(0),
         str_codec: 0,
-        reserved: 0,
+        zstd_sections: 0,
         str_dict_len: U16::new(0),
         sections: [SectionMeta {
             checksum: U64::new(checksum(&[])),
             ..SectionMeta::default()
         }; SECTION_COUNT],
     }
+}
+
+/// `raw` as one zstd frame (level 3); `None` if zstd fails.
+fn zstd_compress(cctx: &mut zstd::zstd_safe::CCtx<'static>, raw: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(raw.len()));
+    cctx.compress(&mut out, raw, strings::ZSTD_LEVEL).ok()?;
+    Some(out)
 }
 
 /// Rows grouped by value: `rows[starts[i]..starts[i + 1]]` are the rows of
@@ -286,10 +308,10 @@ fn encode_row_sections(
     chunk.distinct = U32::new(distinct as u32);
     chunk.null_count = U32::new(null_rows.len() as u32);
     chunk.count_width = count_width;
-    chunk.sections[Section::Counts as usize] = out.section(Section::Counts, &counts);
-    chunk.sections[Section::RowIndex as usize] = out.section(Section::RowIndex, &index);
-    chunk.sections[Section::Rows as usize] = out.section(Section::Rows, &lists);
-    chunk.sections[Section::NullRows as usize] = out.section(Section::NullRows, &nulls);
+    out.section(chunk, Section::Counts, &counts);
+    out.section(chunk, Section::RowIndex, &index);
+    out.section(chunk, Section::Rows, &lists);
+    out.section(chunk, Section::NullRows, &nulls);
 }
 
 /// Groups `rows` by `codes[row]` (0..distinct) with a counting sort; rows
@@ -364,7 +386,7 @@ fn write_fixed(
         for &o in offsets {
             packed::put(&mut values, o, width);
         }
-        chunk.sections[Section::Values as usize] = out.section(Section::Values, &values);
+        out.section(chunk, Section::Values, &values);
     }
     encode_row_sections(out, chunk, grouped, null_rows);
 }
@@ -752,7 +774,7 @@ fn encode_strings(
     starts.push(total);
     if d > 0 {
         chunk.value_width = 16;
-        chunk.sections[Section::Values as usize] = out.section(Section::Values, &values);
+        out.section(&mut chunk, Section::Values, &values);
         // String order and the maps between the two orders.
         let by_str = byte_order(&uniq);
         let map_width = packed::width_for(d as u64 - 1).min(4);
@@ -767,22 +789,20 @@ fn encode_strings(
             packed::put(&mut h2s, u64::from(s), map_width);
         }
         chunk.map_width = map_width;
-        chunk.sections[Section::HashToStr as usize] = out.section(Section::HashToStr, &h2s);
-        chunk.sections[Section::StrToHash as usize] = out.section(Section::StrToHash, &str_to_hash);
+        out.section(&mut chunk, Section::HashToStr, &h2s);
+        out.section(&mut chunk, Section::StrToHash, &str_to_hash);
         let sorted: Vec<&[u8]> = by_str.iter().map(|&v| uniq[v as usize]).collect();
-        let dict = strings::encode_dictionary(&sorted, options.string_codec);
+        let dict = strings::encode_dictionary(&sorted, options.compression);
         chunk.len_width = dict.len_width;
         chunk.str_codec = dict.codec;
         chunk.str_dict_len = U16::new(dict.dict_len);
         chunk.str_blocks = U32::new(dict.blocks);
         chunk.trigrams = U32::new(dict.trigrams);
-        chunk.sections[Section::StrDir as usize] = out.section(Section::StrDir, &dict.dir);
-        chunk.sections[Section::StrData as usize] = out.section(Section::StrData, &dict.data);
-        chunk.sections[Section::StrLens as usize] = out.section(Section::StrLens, &dict.lens);
-        chunk.sections[Section::TrigramKeys as usize] =
-            out.section(Section::TrigramKeys, &dict.trigram_keys);
-        chunk.sections[Section::TrigramPostings as usize] =
-            out.section(Section::TrigramPostings, &dict.trigram_postings);
+        out.section(&mut chunk, Section::StrDir, &dict.dir);
+        out.section(&mut chunk, Section::StrData, &dict.data);
+        out.section(&mut chunk, Section::StrLens, &dict.lens);
+        out.section(&mut chunk, Section::TrigramKeys, &dict.trigram_keys);
+        out.section(&mut chunk, Section::TrigramPostings, &dict.trigram_postings);
     }
     // Rows grouped by value, ascending within each: a counting sort whose
     // counts are the entries'. Each entry has its own next slot unless
@@ -872,7 +892,7 @@ mod tests {
         fn dictionary_and_plain_strings_encode_alike(
             entries in prop::collection::vec(prop::collection::vec(0u8..3, 0..5), 1..40),
             rows in prop::collection::vec((any::<u32>(), prop::bool::weighted(0.1)), 1..400),
-            codec in prop::sample::select(vec![StringCodec::Raw, StringCodec::Lz4, StringCodec::Zstd]),
+            codec in prop::sample::select(vec![Compression::Raw, Compression::Lz4, Compression::Zstd]),
         ) {
             let mut bytes = Vec::new();
             let mut offsets = vec![0u64];
@@ -895,7 +915,7 @@ mod tests {
                 nulls.push(null);
             }
             let dict = ColumnData::StringDict { bytes, offsets, indices, nulls: Some(nulls) };
-            let options = EncodeOptions { string_codec: codec };
+            let options = EncodeOptions { compression: codec };
             let a = encode_block_with(&schema(), rows.len(), vec![plain], options).unwrap();
             let b = encode_block_with(&schema(), rows.len(), vec![dict], options).unwrap();
             prop_assert_eq!(&a.bytes, &b.bytes);

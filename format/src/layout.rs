@@ -121,8 +121,19 @@ impl Section {
         }
     }
 
-    /// Whether the writer may LZ4-compress this section. Sections read by
-    /// binary search or random access stay raw so they can be used in place.
+    /// The bit of [`ChunkMeta::zstd_sections`] that marks this section as
+    /// zstd-compressed: its rank among the sections that may be compressed.
+    pub fn zstd_bit(self) -> Option<u8> {
+        Section::ALL
+            .iter()
+            .filter(|s| s.may_compress())
+            .position(|&s| s == self)
+            .map(|i| 1 << i)
+    }
+
+    /// Whether the writer may compress this section (LZ4, or zstd from
+    /// version 2 on). Sections read by binary search or random access stay
+    /// raw so they can be used in place.
     pub fn may_compress(self) -> bool {
         matches!(
             self,
@@ -179,8 +190,10 @@ pub struct ChunkMeta {
     /// How compressed string blocks are compressed: 0 = LZ4, 1 = zstd
     /// (version 2; always 0 in version 1, where these 4 bytes were reserved).
     pub str_codec: u8,
-    /// Reserved, zero.
-    pub reserved: u8,
+    /// Which compressed sections are zstd frames rather than LZ4 blocks: bit
+    /// `i` for the `i`th section that may be compressed, in slot order (see
+    /// [`Section::zstd_bit`]). Version 2; zero (reserved) in version 1.
+    pub zstd_sections: u8,
     /// Bytes of zstd dictionary at the start of the string data (version 2,
     /// zstd only; 0 for none).
     pub str_dict_len: U16,

@@ -45,7 +45,7 @@ pub use encode::{
 pub use error::{FormatError, Result};
 pub use layout::{Section, FORMAT_VERSION};
 pub use reader::{ColumnChunk, ColumnStats, Dictionary, Keys, RowLists, RowValues, Table};
-pub use strings::StringCodec;
+pub use strings::Compression;
 pub use types::{DataType, Field, Schema};
 pub use verify::{verify_table, VerifyReport};
 pub use writer::{TableWriter, WriteOptions, WriteSummary, DEFAULT_BLOCK_ROWS};

@@ -244,24 +244,37 @@ fn check_chunk(
         return Err("invalid value, count, length or map width".into());
     }
     let dict_len = u64::from(chunk.str_dict_len.get());
-    let codec_ok = chunk.reserved == 0
-        && match (version, chunk.str_codec) {
-            (_, STR_CODEC_LZ4) => dict_len == 0,
-            (2.., STR_CODEC_ZSTD) => {
-                dict_len == 0
-                    || (is_string
-                        && distinct > 0
-                        && dict_len
-                            <= u64::from(
-                                chunk.sections[Section::StrData as usize].stored_len.get(),
-                            ))
-            }
-            _ => false,
-        };
+    let codec_ok = match (version, chunk.str_codec) {
+        (_, STR_CODEC_LZ4) => dict_len == 0,
+        (2.., STR_CODEC_ZSTD) => {
+            dict_len == 0
+                || (is_string
+                    && distinct > 0
+                    && dict_len
+                        <= u64::from(chunk.sections[Section::StrData as usize].stored_len.get()))
+        }
+        _ => false,
+    };
     if !codec_ok {
         return Err(format!(
-            "string codec {}, dictionary of {dict_len} bytes, reserved byte {}",
-            chunk.str_codec, chunk.reserved
+            "string codec {}, dictionary of {dict_len} bytes",
+            chunk.str_codec
+        ));
+    }
+    // Each bit of `zstd_sections` marks a compressed section (version 2).
+    let mut zstd_bits = 0u8;
+    for s in Section::ALL {
+        let m = &chunk.sections[s as usize];
+        if let Some(bit) = s.zstd_bit() {
+            if m.stored_len.get() != m.raw_len.get() {
+                zstd_bits |= bit;
+            }
+        }
+    }
+    if chunk.zstd_sections & !zstd_bits != 0 || (version < 2 && chunk.zstd_sections != 0) {
+        return Err(format!(
+            "zstd section bits {:#04x} where the compressed sections are {zstd_bits:#04x}",
+            chunk.zstd_sections
         ));
     }
     if !is_string && chunk.min.get() > chunk.max.get() {

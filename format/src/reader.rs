@@ -372,7 +372,15 @@ impl ColumnChunk {
             _ => {
                 let mut words = vec![0u64; raw.div_ceil(8)];
                 let out = &mut words.as_mut_bytes()[..raw];
-                match lz4_flex::block::decompress_into(bytes, out) {
+                let zstd = section
+                    .zstd_bit()
+                    .is_some_and(|bit| self.meta.zstd_sections & bit != 0);
+                let done = if zstd {
+                    strings::zstd_decompress_into(bytes, out).map_err(|e| format!("zstd: {e}"))
+                } else {
+                    lz4_flex::block::decompress_into(bytes, out).map_err(|e| format!("LZ4: {e}"))
+                };
+                match done {
                     Ok(n) if n == raw => {}
                     Ok(n) => {
                         return Err(self.corrupt(
@@ -380,7 +388,7 @@ impl ColumnChunk {
                             format!("decompressed to {n} bytes, expected {raw}"),
                         ))
                     }
-                    Err(e) => return Err(self.corrupt(section, format!("LZ4: {e}"))),
+                    Err(e) => return Err(self.corrupt(section, e)),
                 }
                 let words = Arc::new(words);
                 cache::insert(key, Decoded::Section(words.clone()));

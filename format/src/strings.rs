@@ -6,16 +6,20 @@
 use crate::layout::STRINGS_PER_BLOCK;
 use crate::{packed, varint};
 
-/// How the writer compresses string blocks (SPEC 5.2). Readers take any.
+/// How the writer compresses string blocks (SPEC 5.2) and sections (SPEC 5).
+/// Readers take any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum StringCodec {
-    /// Every block stored raw: the fastest to build and to read, the largest.
+pub enum Compression {
+    /// String blocks stored raw, sections LZ4 where that pays: the fastest
+    /// to build and to read strings from, the largest.
     Raw,
-    /// LZ4 where it makes a block smaller (format version 1's only codec).
+    /// LZ4 where it pays, for string blocks and sections (format version
+    /// 1's only codec).
     Lz4,
-    /// zstd where it makes a block smaller, with a dictionary sampled from
-    /// the chunk's own blocks when the chunk has enough strings to pay for
-    /// one. About 45% fewer bytes than LZ4 on URLs and titles.
+    /// zstd where it pays: string blocks, with a dictionary sampled from the
+    /// chunk's own blocks when the chunk has enough strings to pay for one
+    /// (about 45% fewer bytes than LZ4 on URLs and titles), and every
+    /// compressible section but the row lists, which stay LZ4.
     #[default]
     Zstd,
 }
@@ -27,8 +31,8 @@ pub const STR_CODEC_LZ4: u8 = 0;
 /// zstd frames.
 pub const STR_CODEC_ZSTD: u8 = 1;
 
-/// The zstd level string blocks are compressed at.
-const ZSTD_LEVEL: i32 = 3;
+/// The zstd level string blocks and sections are compressed at.
+pub(crate) const ZSTD_LEVEL: i32 = 3;
 /// A chunk gets a zstd dictionary when its raw string blocks total at least
 /// this many bytes...
 const DICT_MIN_RAW: usize = 128 << 10;
@@ -53,7 +57,7 @@ pub(crate) struct Dictionary {
 
 /// Encodes `sorted` (distinct strings in ascending byte order), with string
 /// blocks compressed by `codec`.
-pub(crate) fn encode_dictionary(sorted: &[&[u8]], codec: StringCodec) -> Dictionary {
+pub(crate) fn encode_dictionary(sorted: &[&[u8]], codec: Compression) -> Dictionary {
     let max_len = sorted.iter().map(|s| s.len()).max().unwrap_or(0);
     let len_width = packed::width_for(max_len as u64).min(4);
     let mut lens = Vec::with_capacity(sorted.len() * len_width as usize);
@@ -94,15 +98,15 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]], codec: StringCodec) -> Diction
         ends: &ends,
     };
     let (data, dir, codec, dict_len) = match codec {
-        StringCodec::Raw => {
+        Compression::Raw => {
             let (data, dir) = blocks.store(|_| None);
             (data, dir, STR_CODEC_LZ4, 0)
         }
-        StringCodec::Lz4 => {
+        Compression::Lz4 => {
             let (data, dir) = blocks.store(|b| Some(lz4_flex::block::compress(b)));
             (data, dir, STR_CODEC_LZ4, 0)
         }
-        StringCodec::Zstd => zstd_blocks(&blocks),
+        Compression::Zstd => zstd_blocks(&blocks),
     };
     pairs.sort_unstable();
     pairs.sort_unstable();
@@ -328,6 +332,14 @@ pub fn decompress_block(
     Ok(())
 }
 
+/// Decompresses the zstd frame `src` into `out`, returning the bytes written
+/// (an error if they do not fit).
+pub(crate) fn zstd_decompress_into(src: &[u8], out: &mut [u8]) -> Result<usize, String> {
+    ZSTD_DCTX
+        .with(|d| d.borrow_mut().decompress(out, src))
+        .map_err(|code| zstd::zstd_safe::get_error_name(code).to_string())
+}
+
 thread_local! {
     /// One zstd decompression context per thread, reused for every block.
     static ZSTD_DCTX: std::cell::RefCell<zstd::zstd_safe::DCtx<'static>> =
@@ -388,7 +400,7 @@ mod tests {
         strings.push(vec![0xff, 0xfe, b'\n']);
         strings.sort();
         let refs: Vec<&[u8]> = strings.iter().map(|s| s.as_slice()).collect();
-        for codec in [StringCodec::Raw, StringCodec::Lz4, StringCodec::Zstd] {
+        for codec in [Compression::Raw, Compression::Lz4, Compression::Zstd] {
             let d = encode_dictionary(&refs, codec);
             assert_eq!(d.blocks, 3);
             assert_eq!(d.dict_len, 0, "too few bytes for a dictionary");
@@ -398,7 +410,7 @@ mod tests {
             // repetitive.
             let raw =
                 (0..3).all(|b| d.dir[b * 16 + 8..b * 16 + 12] == d.dir[b * 16 + 12..b * 16 + 16]);
-            assert_eq!(raw, codec == StringCodec::Raw);
+            assert_eq!(raw, codec == Compression::Raw);
         }
     }
 
@@ -412,7 +424,7 @@ mod tests {
             .collect();
         strings.sort();
         let refs: Vec<&[u8]> = strings.iter().map(|s| s.as_slice()).collect();
-        let with = encode_dictionary(&refs, StringCodec::Zstd);
+        let with = encode_dictionary(&refs, Compression::Zstd);
         assert_eq!(with.codec, STR_CODEC_ZSTD);
         let raw_total: usize = (0..with.blocks as usize)
             .map(|b| {
@@ -429,7 +441,7 @@ mod tests {
             "a dictionary starts with a block's first byte"
         );
         assert_eq!(decode_all(&with, strings.len()), strings);
-        let lz4 = encode_dictionary(&refs, StringCodec::Lz4);
+        let lz4 = encode_dictionary(&refs, Compression::Lz4);
         assert!(
             with.data.len() < lz4.data.len(),
             "{} vs {}",

@@ -151,7 +151,7 @@ fn fields_new_in_version_2_are_errors_in_version_1() {
         (|c| c.count_width = 3, true),
         (|c| c.str_codec = 1, true),
         (|c| c.str_codec = 2, false),
-        (|c| c.reserved = 1, false),
+        (|c| c.zstd_sections = 1, false),
         (|c| c.str_dict_len = 1.into(), false),
         (
             |c| {

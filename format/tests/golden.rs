@@ -133,12 +133,13 @@ fn golden_v2_reads_back_exactly() {
         write(&dir, &schema_v2());
     }
     check(&dir, &schema_v2());
-    // The long strings are zstd blocks with a dictionary, and some keys are
-    // 3 bytes wide: both new in version 2.
+    // The long strings are zstd blocks with a dictionary, some keys are 3
+    // bytes wide and some sections zstd frames: all new in version 2.
     let t = Table::open(&dir).unwrap();
     let meta = t.manifest().chunk(0, 15);
     assert_eq!((meta.str_codec, meta.str_dict_len.get() > 0), (1, true));
     assert!(t.manifest().chunks.iter().any(|c| c.value_width == 3));
+    assert!(t.manifest().chunks.iter().any(|c| c.zstd_sections != 0));
 }
 
 /// Writes the golden table of `schema` into `dir` (replacing it).

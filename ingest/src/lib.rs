@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use strata_format::{
-    encode_block_rows, encode_block_with, EncodeOptions, Schema, StringCodec, TableWriter,
+    encode_block_rows, encode_block_with, Compression, EncodeOptions, Schema, TableWriter,
     WriteOptions, DEFAULT_BLOCK_ROWS,
 };
 
@@ -88,8 +88,8 @@ pub struct IngestOptions {
     /// fsync files before publishing the table.
     pub sync: bool,
     /// How string blocks are compressed (see
-    /// [`strata_format::EncodeOptions::string_codec`]).
-    pub string_codec: StringCodec,
+    /// [`strata_format::EncodeOptions::compression`]).
+    pub compression: Compression,
     /// Stop reading once at least this many rows are read (whole blocks, so
     /// the table may hold more): the first rows of the input, in order.
     /// `None` reads everything.
@@ -110,7 +110,7 @@ impl Default for IngestOptions {
             columns: None,
             append: false,
             sync: true,
-            string_codec: StringCodec::default(),
+            compression: Compression::default(),
             max_rows: None,
         }
     }
@@ -120,7 +120,7 @@ impl IngestOptions {
     /// The encoder's choices these options make.
     fn encoding(&self) -> EncodeOptions {
         EncodeOptions {
-            string_codec: self.string_codec,
+            compression: self.compression,
         }
     }
 }
