@@ -15,7 +15,7 @@ use crate::layout::{
 };
 use crate::strings::Compression;
 use crate::types::Schema;
-use crate::{packed, rowlist, strings};
+use crate::{packed, rowlist, strings, zstd_frames};
 
 /// One block, encoded and ready to be written. Produced by [`encode_block`],
 /// which is pure and can run on many threads at once.
@@ -204,7 +204,7 @@ impl BlockBuf {
         let zstd_bit = kind.zstd_bit().filter(|_| kind != Section::Rows);
         let compressed = if kind.may_compress() && raw.len() >= 64 {
             let c = match (zstd_bit, &mut self.zstd) {
-                (Some(_), Some(cctx)) => zstd_compress(cctx, raw),
+                (Some(_), Some(cctx)) => zstd_frames::compress(cctx, raw),
                 _ => Some(lz4_flex::block::compress(raw)),
             };
             c.filter(|c| c.len() <= raw.len() / 8 * 7)
@@ -254,13 +254,6 @@ fn empty_chunk() -> ChunkMeta {
             ..SectionMeta::default()
         }; SECTION_COUNT],
     }
-}
-
-/// `raw` as one zstd frame (level 3); `None` if zstd fails.
-fn zstd_compress(cctx: &mut zstd::zstd_safe::CCtx<'static>, raw: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(raw.len()));
-    cctx.compress(&mut out, raw, strings::ZSTD_LEVEL).ok()?;
-    Some(out)
 }
 
 /// Rows grouped by value: `rows[starts[i]..starts[i + 1]]` are the rows of

@@ -37,6 +37,7 @@ pub mod types;
 pub mod varint;
 pub mod verify;
 pub mod writer;
+mod zstd_frames;
 
 pub use column::ColumnData;
 pub use encode::{

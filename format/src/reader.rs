@@ -21,6 +21,7 @@ use crate::manifest::Manifest;
 use crate::packed::Packed;
 use crate::rowlist;
 use crate::strings;
+use crate::zstd_frames;
 use crate::types::{DataType, Schema};
 
 /// An open table: its manifest plus lazily mapped block files. Cheap to clone
@@ -376,7 +377,7 @@ impl ColumnChunk {
                     .zstd_bit()
                     .is_some_and(|bit| self.meta.zstd_sections & bit != 0);
                 let done = if zstd {
-                    strings::zstd_decompress_into(bytes, out).map_err(|e| format!("zstd: {e}"))
+                    zstd_frames::decompress_into(bytes, out).map_err(|e| format!("zstd: {e}"))
                 } else {
                     lz4_flex::block::decompress_into(bytes, out).map_err(|e| format!("LZ4: {e}"))
                 };

@@ -4,7 +4,7 @@
 //! from trigram to string blocks.
 
 use crate::layout::STRINGS_PER_BLOCK;
-use crate::{packed, varint};
+use crate::{packed, varint, zstd_frames};
 
 /// How the writer compresses string blocks (SPEC 5.2) and sections (SPEC 5).
 /// Readers take any.
@@ -31,8 +31,6 @@ pub const STR_CODEC_LZ4: u8 = 0;
 /// zstd frames.
 pub const STR_CODEC_ZSTD: u8 = 1;
 
-/// The zstd level string blocks and sections are compressed at.
-pub(crate) const ZSTD_LEVEL: i32 = 3;
 /// A chunk gets a zstd dictionary when its raw string blocks total at least
 /// this many bytes...
 const DICT_MIN_RAW: usize = 128 << 10;
@@ -56,8 +54,8 @@ pub(crate) struct Dictionary {
 }
 
 /// Encodes `sorted` (distinct strings in ascending byte order), with string
-/// blocks compressed by `codec`.
-pub(crate) fn encode_dictionary(sorted: &[&[u8]], codec: Compression) -> Dictionary {
+/// blocks compressed as `compression` says.
+pub(crate) fn encode_dictionary(sorted: &[&[u8]], compression: Compression) -> Dictionary {
     let max_len = sorted.iter().map(|s| s.len()).max().unwrap_or(0);
     let len_width = packed::width_for(max_len as u64).min(4);
     let mut lens = Vec::with_capacity(sorted.len() * len_width as usize);
@@ -97,7 +95,7 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]], codec: Compression) -> Diction
         raw: &raw,
         ends: &ends,
     };
-    let (data, dir, codec, dict_len) = match codec {
+    let (data, dir, codec, dict_len) = match compression {
         Compression::Raw => {
             let (data, dir) = blocks.store(|_| None);
             (data, dir, STR_CODEC_LZ4, 0)
@@ -108,7 +106,6 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]], codec: Compression) -> Diction
         }
         Compression::Zstd => zstd_blocks(&blocks),
     };
-    pairs.sort_unstable();
     pairs.sort_unstable();
     let mut trigram_keys = Vec::new();
     let mut trigram_postings = Vec::new();
@@ -194,8 +191,8 @@ impl Blocks<'_> {
 /// zstd-compressed string blocks: `(data, directory, codec, dictionary
 /// length)`. A chunk with enough string bytes gets a raw-content dictionary,
 /// the first bytes of the data section: whole blocks taken at an even stride
-/// (cut at [`DICT_MAX_LEN`]), so that it starts with a block's first byte,
-/// 0, never zstd's dictionary magic.
+/// from the first (the last cut to size), so that it starts with a block's
+/// first byte, 0, never zstd's dictionary magic.
 fn zstd_blocks(blocks: &Blocks) -> (Vec<u8>, Vec<u8>, u8, u16) {
     use zstd::zstd_safe::{CCtx, CDict};
     let total = blocks.raw.len();
@@ -214,14 +211,14 @@ fn zstd_blocks(blocks: &Blocks) -> (Vec<u8>, Vec<u8>, u8, u16) {
     }
     let dict_len = data.len();
     let mut cctx = CCtx::create();
-    let cdict = (dict_len > 0).then(|| CDict::create(&data[..dict_len], ZSTD_LEVEL));
+    let cdict = (dict_len > 0).then(|| CDict::create(&data[..dict_len], zstd_frames::LEVEL));
     let mut out = Vec::new();
     let dir = blocks.store_after(&mut data, |raw| {
         out.clear();
         out.reserve(zstd::zstd_safe::compress_bound(raw.len()));
         let done = match &cdict {
             Some(d) => cctx.compress_using_cdict(&mut out, raw, d),
-            None => cctx.compress(&mut out, raw, ZSTD_LEVEL),
+            None => cctx.compress(&mut out, raw, zstd_frames::LEVEL),
         };
         done.ok().map(|_| out.clone())
     });
@@ -313,14 +310,11 @@ pub fn decompress_block(
             }
         }
         STR_CODEC_ZSTD => {
-            // Room for one byte more than expected, so that a frame decoding
-            // to more bytes is an error instead of fitting exactly.
+            // Room for more than expected, so that a frame decoding to more
+            // bytes reports the wrong length instead of fitting exactly.
             out.reserve(raw_len + 1);
-            let n = ZSTD_DCTX
-                .with(|d| d.borrow_mut().decompress_using_dict(out, stored, dict))
-                .map_err(|code| {
-                    StringBlockError(format!("zstd: {}", zstd::zstd_safe::get_error_name(code)))
-                })?;
+            let n = zstd_frames::decompress_with_dict(stored, dict, out)
+                .map_err(|e| StringBlockError(format!("zstd: {e}")))?;
             if n != raw_len {
                 return Err(StringBlockError(format!(
                     "zstd gave {n} bytes, expected {raw_len}"
@@ -330,20 +324,6 @@ pub fn decompress_block(
         c => return Err(StringBlockError(format!("unknown string codec {c}"))),
     }
     Ok(())
-}
-
-/// Decompresses the zstd frame `src` into `out`, returning the bytes written
-/// (an error if they do not fit).
-pub(crate) fn zstd_decompress_into(src: &[u8], out: &mut [u8]) -> Result<usize, String> {
-    ZSTD_DCTX
-        .with(|d| d.borrow_mut().decompress(out, src))
-        .map_err(|code| zstd::zstd_safe::get_error_name(code).to_string())
-}
-
-thread_local! {
-    /// One zstd decompression context per thread, reused for every block.
-    static ZSTD_DCTX: std::cell::RefCell<zstd::zstd_safe::DCtx<'static>> =
-        std::cell::RefCell::new(zstd::zstd_safe::DCtx::create());
 }
 
 /// Decodes the prefix coding of one raw (decompressed) string block holding

@@ -1,0 +1,44 @@
+//! zstd frames, as string blocks and sections of format version 2 use them:
+//! the level the writer compresses at, and one decompression context per
+//! thread, reused for every frame.
+
+use std::cell::RefCell;
+
+use zstd::zstd_safe::{self, CCtx, DCtx};
+
+/// The zstd level the writer compresses string blocks and sections at.
+pub(crate) const LEVEL: i32 = 3;
+
+thread_local! {
+    static DCTX: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
+}
+
+/// `raw` as one zstd frame; `None` if zstd fails.
+pub(crate) fn compress(cctx: &mut CCtx<'static>, raw: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(zstd_safe::compress_bound(raw.len()));
+    cctx.compress(&mut out, raw, LEVEL).ok()?;
+    Some(out)
+}
+
+/// Decompresses the frame `src` into `out`, returning the bytes written (an
+/// error if they do not fit).
+pub(crate) fn decompress_into(src: &[u8], out: &mut [u8]) -> Result<usize, String> {
+    DCTX.with(|d| d.borrow_mut().decompress(out, src))
+        .map_err(error_name)
+}
+
+/// Decompresses the frame `src`, made with the raw-content dictionary `dict`
+/// (empty for none), into the spare capacity of `out`, returning the bytes
+/// written (an error if they do not fit).
+pub(crate) fn decompress_with_dict(
+    src: &[u8],
+    dict: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<usize, String> {
+    DCTX.with(|d| d.borrow_mut().decompress_using_dict(out, src, dict))
+        .map_err(error_name)
+}
+
+fn error_name(code: zstd_safe::ErrorCode) -> String {
+    zstd_safe::get_error_name(code).to_string()
+}
