@@ -1,13 +1,32 @@
 //! `strata verify`: checks every checksum and structural invariant of a table.
 
+use std::io::IsTerminal;
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
-/// Verifies the table; returns `Ok(true)` when it is intact.
+/// Verifies the table; returns `Ok(true)` when it is intact. Shows a progress
+/// bar on a terminal.
 pub fn run(path: &Path) -> Result<bool> {
-    let report = strata_format::verify_table(path)
-        .with_context(|| format!("verifying table {}", path.display()))?;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = crate::progress::progress_bar();
+        // The block files' bytes, which the callback counts.
+        let total: u64 = strata_format::Table::open(path)
+            .map(|t| t.manifest().blocks.iter().map(|b| b.file_len.get()).sum())
+            .unwrap_or(0);
+        bar.set_length(total);
+        bar
+    });
+    let report = strata_format::verify_table_with_progress(path, |bytes| {
+        if let Some(bar) = &bar {
+            bar.inc(bytes);
+        }
+    })
+    .with_context(|| format!("verifying table {}", path.display()));
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let report = report?;
     for p in &report.problems {
         eprintln!("damaged: {p}");
     }

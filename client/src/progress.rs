@@ -1,5 +1,5 @@
-//! Progress bars and number formatting shared by `strata ingest` and the
-//! loading of input files queried in place.
+//! Progress bars and number formatting shared by `strata ingest`, `strata
+//! verify` and the loading of input files queried in place.
 
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};

@@ -48,5 +48,5 @@ pub use layout::{Section, FORMAT_VERSION};
 pub use reader::{ColumnChunk, ColumnStats, Dictionary, Keys, RowLists, RowValues, Table};
 pub use strings::Compression;
 pub use types::{DataType, Field, Schema};
-pub use verify::{verify_table, VerifyReport};
+pub use verify::{verify_table, verify_table_with_progress, VerifyReport};
 pub use writer::{TableWriter, WriteOptions, WriteSummary, DEFAULT_BLOCK_ROWS};

@@ -21,8 +21,8 @@ use crate::manifest::Manifest;
 use crate::packed::Packed;
 use crate::rowlist;
 use crate::strings;
-use crate::zstd_frames;
 use crate::types::{DataType, Schema};
+use crate::zstd_frames;
 
 /// An open table: its manifest plus lazily mapped block files. Cheap to clone
 /// and safe to share between threads.

@@ -4,6 +4,8 @@
 use std::fs;
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use crate::error::{FormatError, Result};
 use crate::layout::{
     checksum, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN, MANIFEST_FILE, STRINGS_PER_BLOCK,
@@ -28,6 +30,16 @@ pub struct VerifyReport {
 /// Checks the table at `path` completely. Returns `Err` only if the manifest
 /// itself cannot be read; damage inside block files is listed in the report.
 pub fn verify_table(path: &Path) -> Result<VerifyReport> {
+    verify_table_with_progress(path, |_| {})
+}
+
+/// [`verify_table`], calling `checked(bytes)` with the length of each block
+/// file once it is checked (from several threads: blocks are checked in
+/// parallel).
+pub fn verify_table_with_progress(
+    path: &Path,
+    checked: impl Fn(u64) + Sync,
+) -> Result<VerifyReport> {
     let table = Table::open(path)?;
     let mut report = VerifyReport {
         bytes: fs::metadata(path.join(MANIFEST_FILE)).map_or(0, |m| m.len()),
@@ -42,10 +54,21 @@ pub fn verify_table(path: &Path) -> Result<VerifyReport> {
         }
         report.files += 1;
         report.bytes += table.manifest().blocks[b].file_len.get();
-        if let Err(e) = verify_block(&table, b, &mut report.problems) {
-            report.problems.push(e);
-        }
     }
+    // Blocks are checked in parallel (each reads its whole file); their
+    // problems are reported in block order.
+    let per_block: Vec<Vec<FormatError>> = (0..table.num_blocks())
+        .into_par_iter()
+        .map(|b| {
+            let mut problems = Vec::new();
+            if let Err(e) = verify_block(&table, b, &mut problems) {
+                problems.push(e);
+            }
+            checked(table.manifest().blocks[b].file_len.get());
+            problems
+        })
+        .collect();
+    report.problems.extend(per_block.into_iter().flatten());
     if let Ok(entries) = fs::read_dir(path) {
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();

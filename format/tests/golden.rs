@@ -206,8 +206,16 @@ fn check(dir: &Path, schema: &Schema) {
         }
         assert_eq!(r, ROWS);
     }
-    let report = strata_format::verify_table(dir).unwrap();
+    // Verification reports every block file's bytes once, whatever thread
+    // checks it.
+    let checked = std::sync::atomic::AtomicU64::new(0);
+    let report = strata_format::verify_table_with_progress(dir, |bytes| {
+        checked.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+    })
+    .unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let files: u64 = t.manifest().blocks.iter().map(|b| b.file_len.get()).sum();
+    assert_eq!(checked.into_inner(), files);
 }
 
 /// A version 2 writer appending to a version 1 table leaves a table whose
