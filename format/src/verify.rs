@@ -199,9 +199,12 @@ fn verify_chunk(table: &Table, b: usize, c: usize, chunk: &ColumnChunk) -> Resul
         let dict = chunk.dictionary()?;
         let (mut bytes, mut ends) = (Vec::new(), Vec::new());
         let mut prev: Option<Vec<u8>> = None;
+        // (trigram, string block), each pair once.
         let mut trigrams: Vec<(u32, u32)> = Vec::new();
+        let mut block_trigrams: Vec<u32> = Vec::new();
         for blk in 0..dict.block_count() {
             dict.decode_block(blk, &mut bytes, &mut ends)?;
+            block_trigrams.clear();
             let mut start = 0;
             for (i, &end) in ends.iter().enumerate() {
                 let s = &bytes[start..end];
@@ -221,13 +224,21 @@ fn verify_chunk(table: &Table, b: usize, c: usize, chunk: &ColumnChunk) -> Resul
                         format!("string {pos} does not hash to value {v}"),
                     ));
                 }
-                for_each_trigram(s, |t| trigrams.push((t, blk as u32)));
+                for_each_trigram(s, |t| block_trigrams.push(t));
             }
+            block_trigrams.sort_unstable();
+            block_trigrams.dedup();
+            trigrams.extend(block_trigrams.iter().map(|&t| (t, blk as u32)));
         }
         trigrams.sort_unstable();
-        trigrams.dedup();
-        for (t, blk) in trigrams {
-            if !dict.blocks_with_trigram(t)?.contains(&blk) {
+        // Each trigram's postings are decoded once for all its blocks.
+        for group in trigrams.chunk_by(|a, b| a.0 == b.0) {
+            let t = group[0].0;
+            let listed = dict.blocks_with_trigram(t)?;
+            if let Some(&(_, blk)) = group
+                .iter()
+                .find(|(_, blk)| listed.binary_search(blk).is_err())
+            {
                 return Err(bad(
                     "trigram index",
                     format!("trigram {t:#x} missing for string block {blk}"),
