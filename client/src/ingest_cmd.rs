@@ -32,8 +32,8 @@ pub enum CompressionArg {
     /// zstd for strings (a dictionary per chunk) and most sections: the
     /// smallest tables.
     Zstd,
-    /// LZ4 everywhere: tables as format version 1 wrote them, faster to build
-    /// and to read strings from, about 20% larger.
+    /// LZ4 everywhere, as format version 1 compressed: faster to build and to
+    /// read strings from, about a quarter larger.
     Lz4,
     /// Uncompressed strings, LZ4 elsewhere: the fastest to build, the largest.
     Raw,
