@@ -27,13 +27,17 @@ pub enum FormatError {
         detail: String,
     },
     /// The file was written by a format version this reader does not know.
-    #[error("{path} has format version {found}; this build reads version {supported}")]
+    #[error(
+        "{path} has format version {found}; this build reads versions {} to {supported}",
+        crate::layout::OLDEST_READABLE_VERSION
+    )]
     UnsupportedVersion {
         /// The file.
         path: PathBuf,
         /// The version found in the file.
         found: u32,
-        /// The version this build reads.
+        /// The newest version this build reads (it reads every version from
+        /// [`crate::layout::OLDEST_READABLE_VERSION`] on).
         supported: u32,
     },
     /// A schema that cannot be stored (duplicate names, bad parameters).

@@ -173,3 +173,39 @@ fn fields_new_in_version_2_are_errors_in_version_1() {
     m.chunks[0].str_dict_len = 16.into();
     assert!(decode(&m, 2).is_err());
 }
+
+/// Files of a format version newer than this build's are refused with a
+/// message saying which versions it reads.
+#[test]
+fn unknown_versions_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = small_table(dir.path());
+    let set_version = |file: &Path, at: &[usize]| {
+        let mut bytes = fs::read(file).unwrap();
+        for &i in at {
+            bytes[i..i + 4].copy_from_slice(&3u32.to_le_bytes());
+        }
+        fs::write(file, bytes).unwrap();
+    };
+    let block = path.join("b00000000.blk");
+    let len = fs::metadata(&block).unwrap().len() as usize;
+    let original = fs::read(&block).unwrap();
+    set_version(&block, &[8, len - 16]);
+    let err = read_all(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            strata_format::FormatError::UnsupportedVersion { found: 3, .. }
+        ),
+        "{err}"
+    );
+    fs::write(&block, original).unwrap();
+    let manifest = path.join("MANIFEST");
+    let len = fs::metadata(&manifest).unwrap().len() as usize;
+    set_version(&manifest, &[8, len - 16]);
+    let err = Table::open(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("has format version 3; this build reads versions 1 to 2"),
+        "{err}"
+    );
+}
