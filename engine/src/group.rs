@@ -219,11 +219,26 @@ fn codes_at<'a>(ctx: &'a BlockCtx, c: usize, rows: &[u32]) -> Result<std::borrow
 /// Evaluates `expr` at the selected `rows` only and dedups the results: the
 /// codes are indexed by position in `rows`.
 fn realize_at_rows<'a>(expr: &TExpr, ctx: &BlockCtx, rows: &[u32]) -> Result<Realized<'a>> {
+    if let Some(r) = realize_string_case(expr, ctx, rows)? {
+        return Ok(r);
+    }
     let per_row = ctx.eval_one_at(rows, expr)?;
     let (sel_codes, keys) = dedup_keys(&per_row);
+    Ok(realized_at_rows(expr, rows, sel_codes, keys))
+}
+
+/// The [`Realized`] of per-row `codes` into `keys` at `rows`, with, for a
+/// string expression, a witness row per key (its string is recomputed from
+/// that row for the result).
+fn realized_at_rows<'a>(
+    expr: &TExpr,
+    rows: &[u32],
+    codes: Vec<u32>,
+    keys: Vec<u128>,
+) -> Realized<'a> {
     let wit = (expr.ty == LType::Varchar).then(|| {
         let mut w = vec![u32::MAX; keys.len()];
-        for (&r, &c) in rows.iter().zip(&sel_codes) {
+        for (&r, &c) in rows.iter().zip(&codes) {
             if let Some(x) = w.get_mut(c as usize) {
                 if *x == u32::MAX {
                     *x = r;
@@ -232,11 +247,88 @@ fn realize_at_rows<'a>(expr: &TExpr, ctx: &BlockCtx, rows: &[u32]) -> Result<Rea
         }
         w
     });
-    Ok(Realized {
-        codes: std::borrow::Cow::Owned(sel_codes),
+    Realized {
+        codes: std::borrow::Cow::Owned(codes),
         keys,
         wit,
-    })
+    }
+}
+
+/// What a string `CASE` branch gives: a string column's value, or a
+/// constant key (`None` for NULL).
+enum CaseBranch {
+    Column(usize),
+    Key(Option<u128>),
+}
+
+/// A string `CASE` whose results are all string columns, string constants
+/// or NULL (`CASE WHEN c THEN Referer ELSE '' END`), keyed without decoding
+/// a string: a row's key is the chosen column's stored hash or the
+/// constant's hash, which is what [`Vector::key`] gives for the string.
+/// `None` for any other expression.
+fn realize_string_case<'a>(
+    expr: &TExpr,
+    ctx: &BlockCtx,
+    rows: &[u32],
+) -> Result<Option<Realized<'a>>> {
+    use crate::expr::ExprKind;
+    use crate::value::{Data, Value};
+    let ExprKind::Case(whens, otherwise) = &expr.kind else {
+        return Ok(None);
+    };
+    if expr.ty != LType::Varchar {
+        return Ok(None);
+    }
+    let branch = |e: &TExpr| match &e.kind {
+        ExprKind::Col(c) if e.ty == LType::Varchar => Some(CaseBranch::Column(*c)),
+        ExprKind::Lit(Value::Str(s)) => Some(CaseBranch::Key(Some(strata_format::string_hash(s)))),
+        ExprKind::Lit(Value::Null) => Some(CaseBranch::Key(None)),
+        _ => None,
+    };
+    let Some(mut branches) = whens
+        .iter()
+        .map(|(_, v)| branch(v))
+        .collect::<Option<Vec<CaseBranch>>>()
+    else {
+        return Ok(None);
+    };
+    match otherwise {
+        Some(e) => match branch(e) {
+            Some(b) => branches.push(b),
+            None => return Ok(None),
+        },
+        None => branches.push(CaseBranch::Key(None)),
+    }
+    let conds: Vec<&TExpr> = whens.iter().map(|(c, _)| c).collect();
+    let conds = ctx.eval_at(rows, &conds)?;
+    // Per column branch: each selected row's value code, and the hashes.
+    let mut columns = Vec::new();
+    for b in &branches {
+        if let CaseBranch::Column(c) = *b {
+            if !columns.iter().any(|&(col, _, _)| col == c) {
+                let hashes = ctx.chunk(c)?.hashes()?.as_slice().to_vec();
+                columns.push((c, codes_at(ctx, c, rows)?, hashes));
+            }
+        }
+    }
+    let holds = |v: &Vector, i: usize| !v.is_null(i) && matches!(&v.data, Data::Bool(b) if b[i]);
+    let keys: Vec<Option<u128>> = (0..rows.len())
+        .map(|i| {
+            let pick = conds
+                .iter()
+                .position(|c| holds(c, i))
+                .unwrap_or(whens.len());
+            match branches[pick] {
+                CaseBranch::Key(k) => k,
+                CaseBranch::Column(c) => {
+                    let (_, codes, hashes) = columns.iter().find(|(col, _, _)| *col == c)?;
+                    hashes.get(codes[i] as usize).copied()
+                }
+            }
+        })
+        .collect();
+    let (codes, keys) = dedup_key_list(&keys);
+    Ok(Some(realized_at_rows(expr, rows, codes, keys)))
 }
 
 /// A key part's codes at the selected `rows` of a block, indexed by
@@ -292,6 +384,12 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<
 /// (`u32::MAX` for NULL).
 fn dedup_keys(v: &Vector) -> (Vec<u32>, Vec<u128>) {
     let ks: Vec<Option<u128>> = (0..v.len()).map(|i| v.key(i)).collect();
+    dedup_key_list(&ks)
+}
+
+/// Sorted distinct keys of a list (`None` for NULL), and each entry's index
+/// among them (`u32::MAX` for NULL).
+fn dedup_key_list(ks: &[Option<u128>]) -> (Vec<u32>, Vec<u128>) {
     // A monotone expression of a column's sorted values (`extract(year ...)`,
     // `x // 5`) gives sorted keys already: one linear pass.
     if ks.iter().flatten().is_sorted() {
