@@ -452,12 +452,8 @@ fn per_value_arg(
     if is_str_kind(kind) && arg.as_col() == Some(c) {
         // A string's position in the dictionary is its byte-order rank.
         let chunk = ctx.chunk(c)?;
-        let dict = chunk.dictionary()?;
         let n = chunk.distinct();
-        let mut keys = Vec::with_capacity(n + 1);
-        for i in 0..n {
-            keys.push(dict.str_of_value(i)? as u64);
-        }
+        let mut keys = chunk.dictionary()?.str_positions()?;
         keys.push(0);
         let mut valid = vec![true; n];
         valid.push(false);
@@ -474,12 +470,10 @@ fn eval_per_value(expr: &TExpr, ctx: &BlockCtx, c: usize) -> Result<Vector> {
         if inner.as_col() == Some(c) {
             let chunk = ctx.chunk(c)?;
             let dict = chunk.dictionary()?;
-            let n = chunk.distinct();
-            let mut v = Vector::empty(expr.ty, n + 1);
-            for i in 0..n {
-                v.push(&crate::value::Value::Int(
-                    dict.len_of(dict.str_of_value(i)?) as i64,
-                ));
+            let positions = dict.str_positions()?;
+            let mut v = Vector::empty(expr.ty, positions.len() + 1);
+            for pos in positions {
+                v.push(&crate::value::Value::Int(dict.len_of(pos as usize) as i64));
             }
             v.push(&crate::value::Value::Null);
             return Ok(v);

@@ -782,6 +782,19 @@ impl Dictionary<'_> {
         Ok(s)
     }
 
+    /// The string position of every value (hash order), in value order: a
+    /// string's position is its byte-order rank in the chunk.
+    pub fn str_positions(&self) -> Result<Vec<u64>> {
+        let mut out = Vec::with_capacity(self.len() + 1);
+        self.hash_to_str.view().extend_into(&mut out);
+        if let Some(s) = out.iter().find(|&&s| s >= self.len() as u64) {
+            return Err(self
+                .chunk
+                .corrupt(Section::HashToStr, format!("position {s} out of range")));
+        }
+        Ok(out)
+    }
+
     /// Value index (hash order) of the string at position `pos`.
     pub fn value_of_str(&self, pos: usize) -> Result<usize> {
         let v = self.str_to_hash.view().get(pos) as usize;

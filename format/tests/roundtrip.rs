@@ -127,8 +127,12 @@ fn check_chunk_invariants(t: &Table, b: usize, c: usize) {
         let h = hashes.as_slice();
         assert!(h.windows(2).all(|w| w[0] < w[1]));
         let dict = chunk.dictionary().unwrap();
+        let positions = dict.str_positions().unwrap();
+        assert_eq!(positions.len(), h.len());
         for (v, hash) in h.iter().enumerate() {
-            let s = dict.string_at(dict.str_of_value(v).unwrap()).unwrap();
+            let pos = dict.str_of_value(v).unwrap();
+            assert_eq!(positions[v], pos as u64);
+            let s = dict.string_at(pos).unwrap();
             assert_eq!(string_hash(&s), *hash);
         }
     } else {
