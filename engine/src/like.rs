@@ -21,6 +21,81 @@ pub struct LikePattern {
     toks: Vec<Tok>,
     /// The literal runs between wildcards (lower-cased for `ILIKE`).
     runs: Vec<Vec<u8>>,
+    /// For a pattern without `_`: its runs as substring searchers.
+    segments: Option<Segments>,
+}
+
+/// A pattern of literal runs and `%` only (`%google%`, `http://%.ru`),
+/// matched by finding each run at its leftmost place after the previous
+/// one, with a vectorised substring search.
+#[derive(Debug, Clone)]
+struct Segments {
+    /// The pattern does not start with `%`: the first run is a prefix.
+    prefix: bool,
+    /// The pattern does not end with `%`: the last run is a suffix.
+    suffix: bool,
+    /// The runs, in order.
+    finders: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl PartialEq for Segments {
+    /// Derived from the pattern's other fields, which the pattern compares.
+    fn eq(&self, _: &Segments) -> bool {
+        true
+    }
+}
+
+impl Eq for Segments {}
+
+impl Segments {
+    fn new(toks: &[Tok], runs: &[Vec<u8>]) -> Option<Segments> {
+        if toks.contains(&Tok::One) {
+            return None;
+        }
+        Some(Segments {
+            prefix: toks.first() != Some(&Tok::Any),
+            suffix: toks.last() != Some(&Tok::Any),
+            finders: runs
+                .iter()
+                .map(|r| memchr::memmem::Finder::new(r).into_owned())
+                .collect(),
+        })
+    }
+
+    fn matches(&self, s: &[u8]) -> bool {
+        let f = &self.finders;
+        let Some((last, _)) = f.split_last() else {
+            // Only `%`s, or the empty pattern.
+            return !(self.prefix && self.suffix) || s.is_empty();
+        };
+        if f.len() == 1 && self.prefix && self.suffix {
+            return s == last.needle();
+        }
+        let (mut from, mut to) = (0, s.len());
+        let mut middle = f.as_slice();
+        if self.prefix {
+            if !s.starts_with(f[0].needle()) {
+                return false;
+            }
+            from = f[0].needle().len();
+            middle = &middle[1..];
+        }
+        if self.suffix {
+            let n = last.needle().len();
+            if !s.ends_with(last.needle()) || to - n < from {
+                return false;
+            }
+            to -= n;
+            middle = &middle[..middle.len().saturating_sub(1)];
+        }
+        for finder in middle {
+            match finder.find(&s[from..to]) {
+                Some(i) => from += i + finder.needle().len(),
+                None => return false,
+            }
+        }
+        true
+    }
 }
 
 /// Lower-cases a string as DuckDB's `lower` does (Unicode when it is valid
@@ -97,20 +172,28 @@ impl LikePattern {
             i += 1;
         }
         flush(&mut run, &mut toks);
+        let segments = Segments::new(&toks, &runs);
         Ok(LikePattern {
             text: text.to_vec(),
             ci,
             toks,
             runs,
+            segments,
         })
     }
 
     /// Whether `s` matches.
     pub fn matches(&self, s: &[u8]) -> bool {
-        if self.ci {
-            match_toks(&self.toks, &fold(s))
+        let folded;
+        let s = if self.ci {
+            folded = fold(s);
+            &folded
         } else {
-            match_toks(&self.toks, s)
+            s
+        };
+        match &self.segments {
+            Some(segments) => segments.matches(s),
+            None => match_toks(&self.toks, s),
         }
     }
 
@@ -185,6 +268,46 @@ mod tests {
         LikePattern::new(p.as_bytes(), None, false)
             .map(|p| p.matches(s.as_bytes()))
             .unwrap_or(false)
+    }
+
+    /// Every string over {a, b} up to length 6 and every pattern over
+    /// {a, b, %} up to length 5: the substring search agrees with the
+    /// backtracking matcher.
+    #[test]
+    fn substring_search_agrees_with_backtracking() {
+        let words = |alphabet: &[u8], max: usize| {
+            let mut out: Vec<Vec<u8>> = vec![Vec::new()];
+            for len in 1..=max {
+                let k = alphabet.len().pow(len as u32);
+                for mut n in 0..k {
+                    let mut w = Vec::with_capacity(len);
+                    for _ in 0..len {
+                        w.push(alphabet[n % alphabet.len()]);
+                        n /= alphabet.len();
+                    }
+                    out.push(w);
+                }
+            }
+            out
+        };
+        let strings = words(b"ab", 6);
+        for pattern in words(b"ab%", 5) {
+            let p = LikePattern::new(&pattern, None, false).unwrap();
+            let segments = p.segments.as_ref().unwrap();
+            for s in &strings {
+                assert_eq!(
+                    segments.matches(s),
+                    match_toks(&p.toks, s),
+                    "{:?} LIKE {:?}",
+                    String::from_utf8_lossy(s),
+                    String::from_utf8_lossy(&pattern)
+                );
+            }
+        }
+        assert!(LikePattern::new(b"a_b", None, false)
+            .unwrap()
+            .segments
+            .is_none());
     }
 
     #[test]
