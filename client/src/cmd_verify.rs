@@ -8,17 +8,12 @@ use anyhow::{Context, Result};
 /// Verifies the table; returns `Ok(true)` when it is intact. Shows a progress
 /// bar on a terminal.
 pub fn run(path: &Path) -> Result<bool> {
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = crate::progress::progress_bar();
-        // The block files' bytes, which the callback counts.
-        let total: u64 = strata_format::Table::open(path)
-            .map(|t| t.manifest().blocks.iter().map(|b| b.file_len.get()).sum())
-            .unwrap_or(0);
-        bar.set_length(total);
-        bar
-    });
-    let report = strata_format::verify_table_with_progress(path, |bytes| {
+    let bar = std::io::stderr()
+        .is_terminal()
+        .then(crate::progress::progress_bar);
+    let report = strata_format::verify_table_with_progress(path, |bytes, total| {
         if let Some(bar) = &bar {
+            bar.set_length(total);
             bar.inc(bytes);
         }
     })

@@ -8,6 +8,7 @@
 //! spaces use dense group ids, large ones sort rows within the groups of
 //! the first (most distinct) part.
 
+use strata_format::reader::Hashes;
 use strata_format::Table;
 
 use crate::agg::{str_prefix, str_ranks, ArgValues, StateKind, StateLayout, StrArena};
@@ -279,38 +280,37 @@ fn realize_string_case<'a>(
     if expr.ty != LType::Varchar {
         return Ok(None);
     }
+    // Each branch as a column or a key, before reading anything.
     let branch = |e: &TExpr| match &e.kind {
         ExprKind::Col(c) if e.ty == LType::Varchar => Some(CaseBranch::Column(*c)),
         ExprKind::Lit(Value::Str(s)) => Some(CaseBranch::Key(Some(strata_format::string_hash(s)))),
         ExprKind::Lit(Value::Null) => Some(CaseBranch::Key(None)),
         _ => None,
     };
-    let Some(mut branches) = whens
+    let Some(branches) = whens
         .iter()
         .map(|(_, v)| branch(v))
+        .chain(Some(
+            otherwise
+                .as_deref()
+                .map_or(Some(CaseBranch::Key(None)), branch),
+        ))
         .collect::<Option<Vec<CaseBranch>>>()
     else {
         return Ok(None);
     };
-    match otherwise {
-        Some(e) => match branch(e) {
-            Some(b) => branches.push(b),
-            None => return Ok(None),
-        },
-        None => branches.push(CaseBranch::Key(None)),
-    }
-    let conds: Vec<&TExpr> = whens.iter().map(|(c, _)| c).collect();
-    let conds = ctx.eval_at(rows, &conds)?;
-    // Per column branch: each selected row's value code, and the hashes.
-    let mut columns = Vec::new();
+    // Per column the branches read: its value code at each selected row, and
+    // its hashes (by value code).
+    let mut columns: Vec<(usize, std::borrow::Cow<[u32]>, Hashes)> = Vec::new();
     for b in &branches {
         if let CaseBranch::Column(c) = *b {
-            if !columns.iter().any(|&(col, _, _)| col == c) {
-                let hashes = ctx.chunk(c)?.hashes()?.as_slice().to_vec();
-                columns.push((c, codes_at(ctx, c, rows)?, hashes));
+            if !columns.iter().any(|(col, _, _)| *col == c) {
+                columns.push((c, codes_at(ctx, c, rows)?, ctx.chunk(c)?.hashes()?));
             }
         }
     }
+    let conds: Vec<&TExpr> = whens.iter().map(|(c, _)| c).collect();
+    let conds = ctx.eval_at(rows, &conds)?;
     let holds = |v: &Vector, i: usize| !v.is_null(i) && matches!(&v.data, Data::Bool(b) if b[i]);
     let keys: Vec<Option<u128>> = (0..rows.len())
         .map(|i| {
@@ -322,7 +322,7 @@ fn realize_string_case<'a>(
                 CaseBranch::Key(k) => k,
                 CaseBranch::Column(c) => {
                     let (_, codes, hashes) = columns.iter().find(|(col, _, _)| *col == c)?;
-                    hashes.get(codes[i] as usize).copied()
+                    hashes.as_slice().get(codes[i] as usize).copied()
                 }
             }
         })

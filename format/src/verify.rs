@@ -30,15 +30,15 @@ pub struct VerifyReport {
 /// Checks the table at `path` completely. Returns `Err` only if the manifest
 /// itself cannot be read; damage inside block files is listed in the report.
 pub fn verify_table(path: &Path) -> Result<VerifyReport> {
-    verify_table_with_progress(path, |_| {})
+    verify_table_with_progress(path, |_, _| {})
 }
 
-/// [`verify_table`], calling `checked(bytes)` with the length of each block
-/// file once it is checked (from several threads: blocks are checked in
-/// parallel).
+/// [`verify_table`], calling `checked(bytes, total)` with the length of each
+/// block file once it is checked and the length of all of them (from several
+/// threads: blocks are checked in parallel).
 pub fn verify_table_with_progress(
     path: &Path,
-    checked: impl Fn(u64) + Sync,
+    checked: impl Fn(u64, u64) + Sync,
 ) -> Result<VerifyReport> {
     let table = Table::open(path)?;
     let mut report = VerifyReport {
@@ -55,6 +55,12 @@ pub fn verify_table_with_progress(
         report.files += 1;
         report.bytes += table.manifest().blocks[b].file_len.get();
     }
+    let total: u64 = table
+        .manifest()
+        .blocks
+        .iter()
+        .map(|b| b.file_len.get())
+        .sum();
     // Blocks are checked in parallel (each reads its whole file); their
     // problems are reported in block order.
     let per_block: Vec<Vec<FormatError>> = (0..table.num_blocks())
@@ -64,7 +70,7 @@ pub fn verify_table_with_progress(
             if let Err(e) = verify_block(&table, b, &mut problems) {
                 problems.push(e);
             }
-            checked(table.manifest().blocks[b].file_len.get());
+            checked(table.manifest().blocks[b].file_len.get(), total);
             problems
         })
         .collect();

@@ -209,12 +209,13 @@ fn check(dir: &Path, schema: &Schema) {
     // Verification reports every block file's bytes once, whatever thread
     // checks it.
     let checked = std::sync::atomic::AtomicU64::new(0);
-    let report = strata_format::verify_table_with_progress(dir, |bytes| {
+    let files: u64 = t.manifest().blocks.iter().map(|b| b.file_len.get()).sum();
+    let report = strata_format::verify_table_with_progress(dir, |bytes, total| {
+        assert_eq!(total, files);
         checked.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
     })
     .unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
-    let files: u64 = t.manifest().blocks.iter().map(|b| b.file_len.get()).sum();
     assert_eq!(checked.into_inner(), files);
 }
 
