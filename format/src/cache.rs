@@ -23,8 +23,8 @@ pub const DEFAULT_LIMIT: usize = 1 << 30;
 /// One cached item.
 #[derive(Debug, Clone)]
 pub(crate) enum Decoded {
-    /// A decompressed section, 8-byte aligned.
-    Section(Arc<Vec<u64>>),
+    /// A decompressed section, 16-byte aligned (hashes are read in place).
+    Section(Arc<Vec<u128>>),
     /// Row-ordered value indexes (`u32::MAX` for NULL).
     Codes(Arc<Vec<u32>>),
 }
@@ -32,7 +32,7 @@ pub(crate) enum Decoded {
 impl Decoded {
     fn bytes(&self) -> usize {
         match self {
-            Decoded::Section(w) => w.len() * 8,
+            Decoded::Section(w) => w.len() * 16,
             Decoded::Codes(c) => c.len() * 4,
         }
     }

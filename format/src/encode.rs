@@ -15,7 +15,7 @@ use crate::layout::{
 };
 use crate::strings::Compression;
 use crate::types::Schema;
-use crate::{packed, rowlist, strings, zstd_frames};
+use crate::{delta_planes, packed, rowlist, strings, zstd_frames};
 
 /// One block, encoded and ready to be written. Produced by [`encode_block`],
 /// which is pure and can run on many threads at once.
@@ -186,7 +186,7 @@ impl BlockBuf {
     }
 
     /// Appends section `kind` of `chunk` (compressed if allowed and that
-    /// saves an eighth) and records where it went.
+    /// saves enough) and records where it went.
     fn section(&mut self, chunk: &mut ChunkMeta, kind: Section, raw: &[u8]) {
         if raw.is_empty() {
             chunk.sections[kind as usize] = SectionMeta {
@@ -202,15 +202,32 @@ impl BlockBuf {
         // them on every query, and zstd would take about 4x as long for 14%
         // fewer bytes.
         let zstd_bit = kind.zstd_bit().filter(|_| kind != Section::Rows);
-        let compressed = if kind.may_compress() && raw.len() >= 64 {
-            let c = match (zstd_bit, &mut self.zstd) {
+        let compressed = if raw.len() < 64 {
+            None
+        } else if kind == Section::Values {
+            // Sorted keys or hashes: differences in byte planes, with zstd
+            // only (the file cache and `--compression lz4` keep them raw).
+            self.zstd
+                .as_mut()
+                .and_then(|cctx| delta_planes::compress(cctx, raw, usize::from(chunk.value_width)))
+        } else if kind.may_compress() {
+            match (zstd_bit, &mut self.zstd) {
                 (Some(_), Some(cctx)) => zstd_frames::compress(cctx, raw),
                 _ => Some(lz4_flex::block::compress(raw)),
-            };
-            c.filter(|c| c.len() <= raw.len() / 8 * 7)
+            }
         } else {
             None
         };
+        // Compressed values must save a quarter: raw ones are binary-searched
+        // in place, compressed ones decoded whole on first use. That leaves
+        // string hashes (which save an eighth) raw. Other sections must
+        // save an eighth.
+        let at_most = if kind == Section::Values {
+            raw.len() / 4 * 3
+        } else {
+            raw.len() / 8 * 7
+        };
+        let compressed = compressed.filter(|c| c.len() <= at_most);
         if let (Some(bit), Some(_), Some(_)) = (zstd_bit, &self.zstd, &compressed) {
             chunk.zstd_sections |= bit;
         }
@@ -772,18 +789,17 @@ fn encode_strings(
         let by_str = byte_order(&uniq);
         let map_width = packed::width_for(d as u64 - 1).min(4);
         let mut hash_to_str = vec![0u32; d];
-        let mut str_to_hash = Vec::with_capacity(d * map_width as usize);
         for (s, &v) in by_str.iter().enumerate() {
             hash_to_str[v as usize] = s as u32;
-            packed::put(&mut str_to_hash, u64::from(v), map_width);
         }
         let mut h2s = Vec::with_capacity(d * map_width as usize);
         for &s in &hash_to_str {
             packed::put(&mut h2s, u64::from(s), map_width);
         }
         chunk.map_width = map_width;
+        // The string-to-hash map is hash-to-string inverted; readers derive
+        // it (version 3), so it is not stored.
         out.section(&mut chunk, Section::HashToStr, &h2s);
-        out.section(&mut chunk, Section::StrToHash, &str_to_hash);
         let sorted: Vec<&[u8]> = by_str.iter().map(|&v| uniq[v as usize]).collect();
         let dict = strings::encode_dictionary(&sorted, options.compression);
         chunk.len_width = dict.len_width;

@@ -9,7 +9,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The format version this build writes; it reads this one and every
 /// earlier one from [`OLDEST_READABLE_VERSION`] on.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// The oldest format version this build reads.
 pub const OLDEST_READABLE_VERSION: u32 = 1;
 
@@ -131,9 +131,11 @@ impl Section {
             .map(|i| 1 << i)
     }
 
-    /// Whether the writer may compress this section (LZ4, or zstd from
-    /// version 2 on). Sections read by binary search or random access stay
-    /// raw so they can be used in place.
+    /// Whether the writer may compress this section with LZ4 or zstd
+    /// (zstd from version 2 on). Sections read by binary search or random
+    /// access stay raw so they can be used in place, except the values,
+    /// which version 3 may store in their own form (see
+    /// [`Section::may_compress_in`]).
     pub fn may_compress(self) -> bool {
         matches!(
             self,
@@ -145,6 +147,15 @@ impl Section {
                 | Section::StrToHash
                 | Section::TrigramPostings
         )
+    }
+}
+
+impl Section {
+    /// Whether a file of format `version` may store this section compressed:
+    /// the sections of [`Section::may_compress`], and from version 3 on the
+    /// values, as differences in byte planes in a zstd frame.
+    pub fn may_compress_in(self, version: u32) -> bool {
+        self.may_compress() || (self == Section::Values && version >= 3)
     }
 }
 
@@ -249,7 +260,7 @@ mod tests {
     /// already written. Bump FORMAT_VERSION and keep reading old versions.
     #[test]
     fn never_change_these_constants() {
-        assert_eq!(FORMAT_VERSION, 2);
+        assert_eq!(FORMAT_VERSION, 3);
         assert_eq!(OLDEST_READABLE_VERSION, 1);
         assert_eq!(&BLOCK_MAGIC, b"STRATAB\0");
         assert_eq!(&MANIFEST_MAGIC, b"STRATAM\0");

@@ -25,6 +25,7 @@ compile_error!(
 
 pub mod cache;
 pub mod column;
+pub mod delta_planes;
 pub mod encode;
 pub mod error;
 pub mod layout;

@@ -243,6 +243,14 @@ fn check_chunk(
     if !(value_ok && count_ok && string_ok) {
         return Err("invalid value, count, length or map width".into());
     }
+    // Version 3 writers leave the string-to-hash map out: readers derive it.
+    if is_string
+        && distinct > 0
+        && version < 3
+        && chunk.sections[Section::StrToHash as usize].stored_len.get() == 0
+    {
+        return Err("no string-to-hash map".into());
+    }
     let dict_len = u64::from(chunk.str_dict_len.get());
     let codec_ok = match (version, chunk.str_codec) {
         (_, STR_CODEC_LZ4) => dict_len == 0,
@@ -305,7 +313,7 @@ fn check_chunk(
                 s.name()
             ));
         }
-        if u64::from(raw) != stored && !s.may_compress() {
+        if u64::from(raw) != stored && !s.may_compress_in(version) {
             return Err(format!("{} section may not be compressed", s.name()));
         }
     }

@@ -22,7 +22,7 @@ use crate::packed::Packed;
 use crate::rowlist;
 use crate::strings;
 use crate::types::{DataType, Schema};
-use crate::zstd_frames;
+use crate::{delta_planes, zstd_frames};
 
 /// An open table: its manifest plus lazily mapped block files. Cheap to clone
 /// and safe to share between threads.
@@ -241,12 +241,12 @@ impl Table {
     }
 }
 
-/// Bytes of one section: in place in the mapped file, or decompressed into an
-/// 8-byte aligned buffer.
+/// Bytes of one section: in place in the mapped file, or decompressed into a
+/// 16-byte aligned buffer.
 #[derive(Debug)]
 pub enum SectionBytes<'a> {
     /// The mapped bytes of a section stored raw, or the chunk's decompressed
-    /// copy of a compressed one (8-byte aligned).
+    /// copy of a compressed one (16-byte aligned).
     Mapped(&'a [u8]),
 }
 
@@ -288,7 +288,7 @@ pub struct ColumnChunk {
     meta: ChunkMeta,
     rows: u32,
     /// Decompressed sections, 8-byte aligned, by section slot.
-    unpacked: [OnceLock<Arc<Vec<u64>>>; SECTION_COUNT],
+    unpacked: [OnceLock<Arc<Vec<u128>>>; SECTION_COUNT],
     /// Row-ordered value indexes, once decoded.
     codes: OnceLock<Arc<Vec<u32>>>,
 }
@@ -337,7 +337,8 @@ impl ColumnChunk {
     }
 
     /// The bytes of `section`, checksum-verified (once per table handle) and
-    /// decompressed if stored compressed.
+    /// decompressed if stored compressed. A string chunk's string-to-hash
+    /// map, which version 3 does not store, is derived from hash-to-string.
     pub fn section(&self, section: Section) -> Result<SectionBytes<'_>> {
         let m = &self.meta.sections[section as usize];
         let (off, stored, raw) = (
@@ -345,6 +346,10 @@ impl ColumnChunk {
             m.stored_len.get() as usize,
             m.raw_len.get() as usize,
         );
+        if section == Section::StrToHash && stored == 0 && self.distinct() > 0 {
+            let len = self.distinct() * usize::from(self.meta.map_width);
+            return self.decoded(section, len, |out| self.invert_hash_to_str(out));
+        }
         // The manifest validated the range against the file length.
         let bytes = self
             .map
@@ -363,41 +368,80 @@ impl ColumnChunk {
         if stored == raw {
             return Ok(SectionBytes::Mapped(bytes));
         }
+        self.decoded(section, raw, |out| {
+            let zstd = section
+                .zstd_bit()
+                .is_some_and(|bit| self.meta.zstd_sections & bit != 0);
+            let done = if section == Section::Values {
+                delta_planes::decompress_into(bytes, usize::from(self.meta.value_width), out)
+                    .map(|()| raw)
+            } else if zstd {
+                zstd_frames::decompress_into(bytes, out).map_err(|e| format!("zstd: {e}"))
+            } else {
+                lz4_flex::block::decompress_into(bytes, out).map_err(|e| format!("LZ4: {e}"))
+            };
+            match done {
+                Ok(n) if n == raw => Ok(()),
+                Ok(n) => Err(self.corrupt(
+                    section,
+                    format!("decompressed to {n} bytes, expected {raw}"),
+                )),
+                Err(e) => Err(self.corrupt(section, e)),
+            }
+        })
+    }
+
+    /// The `len` bytes of `section` as `decode` writes them, made once per
+    /// chunk handle and shared through the [`cache`].
+    fn decoded(
+        &self,
+        section: Section,
+        len: usize,
+        decode: impl FnOnce(&mut [u8]) -> Result<()>,
+    ) -> Result<SectionBytes<'_>> {
         let cell = &self.unpacked[section as usize];
         if let Some(words) = cell.get() {
-            return Ok(SectionBytes::Mapped(&words.as_bytes()[..raw]));
+            return Ok(SectionBytes::Mapped(&words.as_bytes()[..len]));
         }
         let key = self.cache_key(section as u8);
         let words = match cache::get(key) {
-            Some(Decoded::Section(words)) if words.len() * 8 >= raw => words,
+            Some(Decoded::Section(words)) if words.len() * 16 >= len => words,
             _ => {
-                let mut words = vec![0u64; raw.div_ceil(8)];
-                let out = &mut words.as_mut_bytes()[..raw];
-                let zstd = section
-                    .zstd_bit()
-                    .is_some_and(|bit| self.meta.zstd_sections & bit != 0);
-                let done = if zstd {
-                    zstd_frames::decompress_into(bytes, out).map_err(|e| format!("zstd: {e}"))
-                } else {
-                    lz4_flex::block::decompress_into(bytes, out).map_err(|e| format!("LZ4: {e}"))
-                };
-                match done {
-                    Ok(n) if n == raw => {}
-                    Ok(n) => {
-                        return Err(self.corrupt(
-                            section,
-                            format!("decompressed to {n} bytes, expected {raw}"),
-                        ))
-                    }
-                    Err(e) => return Err(self.corrupt(section, e)),
-                }
+                let mut words = vec![0u128; len.div_ceil(16)];
+                decode(&mut words.as_mut_bytes()[..len])?;
                 let words = Arc::new(words);
                 cache::insert(key, Decoded::Section(words.clone()));
                 words
             }
         };
         let words = cell.get_or_init(|| words);
-        Ok(SectionBytes::Mapped(&words.as_bytes()[..raw]))
+        Ok(SectionBytes::Mapped(&words.as_bytes()[..len]))
+    }
+
+    /// Writes the inverse of the hash-to-string map into `out`, packed with
+    /// the map width: for each string position, its value index.
+    fn invert_hash_to_str(&self, out: &mut [u8]) -> Result<()> {
+        let d = self.distinct();
+        let width = usize::from(self.meta.map_width);
+        let h2s = self.packed(Section::HashToStr, self.meta.map_width, d)?;
+        let mut inverse = vec![u32::MAX; d];
+        let view = h2s.view();
+        for v in 0..d {
+            let s = view.get(v) as usize;
+            match inverse.get_mut(s) {
+                Some(slot) if *slot == u32::MAX => *slot = v as u32,
+                _ => {
+                    return Err(self.corrupt(
+                        Section::HashToStr,
+                        format!("position {s} of value {v} is out of range or repeated"),
+                    ))
+                }
+            }
+        }
+        for (dst, &v) in out.chunks_exact_mut(width).zip(&inverse) {
+            dst.copy_from_slice(&v.to_le_bytes()[..width]);
+        }
+        Ok(())
     }
 
     /// This chunk's key in the decoded-data cache, for `slot`.
@@ -568,7 +612,7 @@ impl ColumnChunk {
             data: self.section(Section::StrData)?,
             lens: self.packed(Section::StrLens, self.meta.len_width, d)?,
             hash_to_str: self.packed(Section::HashToStr, self.meta.map_width, d)?,
-            str_to_hash: self.packed(Section::StrToHash, self.meta.map_width, d)?,
+            str_to_hash: OnceLock::new(),
             trigram_keys: self.packed(Section::TrigramKeys, 4, tri_len)?,
             postings: self.section(Section::TrigramPostings)?,
         })
@@ -745,7 +789,8 @@ pub struct Dictionary<'a> {
     data: SectionBytes<'a>,
     lens: PackedSection<'a>,
     hash_to_str: PackedSection<'a>,
-    str_to_hash: PackedSection<'a>,
+    /// Read (or, from version 3, derived) on first use: only `LIKE` needs it.
+    str_to_hash: OnceLock<PackedSection<'a>>,
     trigram_keys: PackedSection<'a>,
     postings: SectionBytes<'a>,
 }
@@ -797,7 +842,16 @@ impl Dictionary<'_> {
 
     /// Value index (hash order) of the string at position `pos`.
     pub fn value_of_str(&self, pos: usize) -> Result<usize> {
-        let v = self.str_to_hash.view().get(pos) as usize;
+        let s2h = match self.str_to_hash.get() {
+            Some(s2h) => s2h,
+            None => {
+                let s2h =
+                    self.chunk
+                        .packed(Section::StrToHash, self.chunk.meta.map_width, self.len())?;
+                self.str_to_hash.get_or_init(|| s2h)
+            }
+        };
+        let v = s2h.view().get(pos) as usize;
         if v >= self.len() {
             return Err(self
                 .chunk

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use strata_format::{
-    verify_table, ColumnData, DataType, Field, Schema, Table, TableWriter, WriteOptions,
+    verify_table, ColumnData, DataType, Field, Schema, Section, Table, TableWriter, WriteOptions,
 };
 
 fn small_table(dir: &Path) -> PathBuf {
@@ -14,6 +14,8 @@ fn small_table(dir: &Path) -> PathBuf {
     let schema = Schema::new(vec![
         Field::new("n", DataType::Int64, true),
         Field::new("s", DataType::String, false),
+        // Keys far apart but evenly spaced: stored as compressed values.
+        Field::new("k", DataType::UInt64, false),
     ])
     .unwrap();
     let mut w = TableWriter::create(
@@ -28,7 +30,9 @@ fn small_table(dir: &Path) -> PathBuf {
     for b in 0..2 {
         let mut n = ColumnData::new_fixed();
         let mut s = ColumnData::new_strings();
+        let mut k = ColumnData::new_fixed();
         for i in 0..50u64 {
+            k.push_key(((i + b) << 40) | (i % 5)).unwrap();
             if i % 7 == 3 {
                 n.push_null();
             } else {
@@ -37,7 +41,7 @@ fn small_table(dir: &Path) -> PathBuf {
             s.push_str(format!("https://example.com/{}", i % 9).as_bytes())
                 .unwrap();
         }
-        w.write_block(vec![n, s]).unwrap();
+        w.write_block(vec![n, s, k]).unwrap();
     }
     w.finish().unwrap();
     path
@@ -69,6 +73,9 @@ fn every_flipped_byte_is_detected() {
     let dir = tempfile::tempdir().unwrap();
     let path = small_table(dir.path());
     let good = read_all(&path).unwrap();
+    let t = Table::open(&path).unwrap();
+    let values = t.manifest().chunk(0, 2).sections[Section::Values as usize];
+    assert!(values.stored_len.get() < values.raw_len.get());
     for file in files_of(&path) {
         let original = fs::read(&file).unwrap();
         for pos in 0..original.len() {
@@ -121,10 +128,11 @@ fn missing_block_file_is_an_error() {
     assert!(err.contains("b00000001.blk"), "{err}");
 }
 
-/// A manifest whose checksums hold but whose string codec fields or packed
-/// widths do not fit its version or its chunks is refused.
+/// A manifest whose checksums hold but whose string codec fields, packed
+/// widths, compressed sections or missing maps do not fit its version or its
+/// chunks is refused.
 #[test]
-fn fields_new_in_version_2_are_errors_in_version_1() {
+fn fields_new_in_a_version_are_errors_in_earlier_ones() {
     use strata_format::manifest::Manifest;
     let dir = tempfile::tempdir().unwrap();
     let path = small_table(dir.path());
@@ -137,6 +145,21 @@ fn fields_new_in_version_2_are_errors_in_version_1() {
         bytes[n - 16..n - 12].copy_from_slice(&version.to_le_bytes());
         Manifest::decode(&path.join("MANIFEST"), &bytes)
     };
+    // Version 3 leaves the string-to-hash map out and may compress values;
+    // versions 1 and 2 need the map and raw values.
+    assert!(decode(&written, 3).is_ok());
+    assert!(decode(&written, 2).is_err());
+    let mut written = written;
+    for (i, c) in written.chunks.iter_mut().enumerate() {
+        match i % 3 {
+            1 => c.sections[Section::StrToHash as usize] = c.sections[Section::HashToStr as usize],
+            2 => {
+                let values = &mut c.sections[Section::Values as usize];
+                values.raw_len = values.stored_len;
+            }
+            _ => {}
+        }
+    }
     assert!(decode(&written, 2).is_ok());
     assert!(decode(&written, 1).is_err(), "version 1 knows only LZ4");
     // The codec byte as version 1 has it (only the manifest is decoded here).
@@ -172,6 +195,14 @@ fn fields_new_in_version_2_are_errors_in_version_1() {
     m.chunks[0].str_codec = 1;
     m.chunks[0].str_dict_len = 16.into();
     assert!(decode(&m, 2).is_err());
+    // Compressed values are new in version 3; other raw sections stay raw.
+    for (section, valid_in_v3) in [(Section::Values, true), (Section::RowIndex, false)] {
+        let mut m = good.clone();
+        let meta = &mut m.chunks[0].sections[section as usize];
+        meta.raw_len = (meta.raw_len.get() + 8).into();
+        assert_eq!(decode(&m, 3).is_ok(), valid_in_v3, "{}", section.name());
+        assert!(decode(&m, 2).is_err(), "{} in version 2", section.name());
+    }
 }
 
 /// Files of a format version newer than this build's are refused with a
@@ -183,7 +214,7 @@ fn unknown_versions_are_named() {
     let set_version = |file: &Path, at: &[usize]| {
         let mut bytes = fs::read(file).unwrap();
         for &i in at {
-            bytes[i..i + 4].copy_from_slice(&3u32.to_le_bytes());
+            bytes[i..i + 4].copy_from_slice(&4u32.to_le_bytes());
         }
         fs::write(file, bytes).unwrap();
     };
@@ -195,7 +226,7 @@ fn unknown_versions_are_named() {
     assert!(
         matches!(
             err,
-            strata_format::FormatError::UnsupportedVersion { found: 3, .. }
+            strata_format::FormatError::UnsupportedVersion { found: 4, .. }
         ),
         "{err}"
     );
@@ -205,7 +236,7 @@ fn unknown_versions_are_named() {
     set_version(&manifest, &[8, len - 16]);
     let err = Table::open(&path).unwrap_err().to_string();
     assert!(
-        err.contains("has format version 3; this build reads versions 1 to 2"),
+        err.contains("has format version 4; this build reads versions 1 to 3"),
         "{err}"
     );
 }

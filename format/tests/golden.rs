@@ -4,14 +4,15 @@
 //! directories): `STRATA_WRITE_GOLDEN=1 cargo test -p strata-format --test golden`.
 //!
 //! Version 2 adds column `u`, long strings of a small vocabulary: enough
-//! string bytes in a chunk for zstd string blocks with a dictionary.
+//! string bytes in a chunk for zstd string blocks with a dictionary. Version 3
+//! adds column `w`, keys whose differences compress.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 
 use strata_format::types::{bool_key, float_key, signed_key};
 use strata_format::{
-    ColumnData, DataType, Field, RowValues, Schema, Table, TableWriter, WriteOptions,
+    ColumnData, DataType, Field, RowValues, Schema, Section, Table, TableWriter, WriteOptions,
 };
 
 const ROWS: usize = 40;
@@ -48,6 +49,13 @@ fn schema() -> Schema {
 fn schema_v2() -> Schema {
     let mut fields = schema().fields;
     fields.push(Field::new("u", DataType::String, false));
+    Schema::new(fields).unwrap()
+}
+
+/// Version 3's schema: version 2's and `w`.
+fn schema_v3() -> Schema {
+    let mut fields = schema_v2().fields;
+    fields.push(Field::new("w", DataType::UInt64, false));
     Schema::new(fields).unwrap()
 }
 
@@ -108,6 +116,8 @@ fn value(c: usize, r: usize) -> Option<Result<u64, Vec<u8>>> {
             }))
         }
         15 => return Some(Err(long_string(r))),
+        // Keys far apart but evenly spaced: their differences compress.
+        16 => ((r as u64) << 40) | (r * r % 1000) as u64,
         _ => unreachable!(),
     }))
 }
@@ -123,15 +133,7 @@ fn golden_v1_reads_back_exactly() {
 
 #[test]
 fn golden_v2_reads_back_exactly() {
-    assert_eq!(
-        strata_format::FORMAT_VERSION,
-        2,
-        "write a golden table for the new version"
-    );
     let dir = golden_dir(2);
-    if std::env::var_os("STRATA_WRITE_GOLDEN").is_some() {
-        write(&dir, &schema_v2());
-    }
     check(&dir, &schema_v2());
     // The long strings are zstd blocks with a dictionary, some keys are 3
     // bytes wide and some sections zstd frames: all new in version 2.
@@ -140,6 +142,38 @@ fn golden_v2_reads_back_exactly() {
     assert_eq!((meta.str_codec, meta.str_dict_len.get() > 0), (1, true));
     assert!(t.manifest().chunks.iter().any(|c| c.value_width == 3));
     assert!(t.manifest().chunks.iter().any(|c| c.zstd_sections != 0));
+}
+
+#[test]
+fn golden_v3_reads_back_exactly() {
+    assert_eq!(
+        strata_format::FORMAT_VERSION,
+        3,
+        "write a golden table for the new version"
+    );
+    let dir = golden_dir(3);
+    if std::env::var_os("STRATA_WRITE_GOLDEN").is_some() {
+        write(&dir, &schema_v3());
+    }
+    check(&dir, &schema_v3());
+    // New in version 3: compressed values, and no string-to-hash maps.
+    let t = Table::open(&dir).unwrap();
+    let values = |c: &strata_format::layout::ChunkMeta| c.sections[Section::Values as usize];
+    assert!(t
+        .manifest()
+        .chunks
+        .iter()
+        .any(|c| values(c).stored_len.get() < values(c).raw_len.get()));
+    for b in 0..t.num_blocks() {
+        for c in [14, 15] {
+            let meta = t.manifest().chunk(b, c);
+            assert!(meta.distinct.get() > 0);
+            assert_eq!(
+                meta.sections[Section::StrToHash as usize].stored_len.get(),
+                0
+            );
+        }
+    }
 }
 
 /// Writes the golden table of `schema` into `dir` (replacing it).
@@ -219,7 +253,7 @@ fn check(dir: &Path, schema: &Schema) {
     assert_eq!(checked.into_inner(), files);
 }
 
-/// A version 2 writer appending to a version 1 table leaves a table whose
+/// A writer of the current version appending to a version 1 table leaves a table whose
 /// old blocks stay version 1 files and whose every value reads back.
 #[test]
 fn appending_to_a_v1_table_reads_back_exactly() {
@@ -247,8 +281,8 @@ fn appending_to_a_v1_table_reads_back_exactly() {
         u32::from_le_bytes(bytes[8..12].try_into().unwrap())
     };
     assert_eq!(version("b00000000.blk"), 1);
-    assert_eq!(version("b00000003.blk"), 2);
-    assert_eq!(version("MANIFEST"), 2);
+    assert_eq!(version("b00000003.blk"), strata_format::FORMAT_VERSION);
+    assert_eq!(version("MANIFEST"), strata_format::FORMAT_VERSION);
     let t = Table::open(&dir).unwrap();
     assert_eq!(t.num_rows(), 2 * ROWS as u64);
     for c in 0..schema.len() {

@@ -1,8 +1,8 @@
 //! Feeds arbitrary bytes to the reader as one file of a table.
 //!
 //! The table is a committed golden table; the first input byte picks which
-//! (v1 or v2: bit 2) and which of its files (manifest or a block file: bits
-//! 0-1) is replaced by the rest of the input. Opening, reading every chunk
+//! (v1, v2 or v3: bits 2-3) and which of its files (manifest or a block file:
+//! bits 0-1) is replaced by the rest of the input. Opening, reading every chunk
 //! and verifying must never panic.
 #![no_main]
 
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&which, content)) = data.split_first() else {
         return;
     };
-    let version = if which & 4 == 0 { "v1" } else { "v2" };
+    let version = ["v1", "v2", "v3"][usize::from(which >> 2 & 3) % 3];
     let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../format/tests/golden")
         .join(version);
