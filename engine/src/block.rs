@@ -249,6 +249,30 @@ impl<'t> BlockCtx<'t> {
         Ok(self.chunk(col)?.row_codes()?)
     }
 
+    /// For a column that stores row codes (see
+    /// [`ColumnChunk::stores_row_codes`]; `None` otherwise): the rows whose
+    /// value index `v` has `truth(v)`, and the NULL rows if `nulls`. Reading
+    /// the codes is cheaper there than expanding the row lists.
+    pub fn rows_by_codes(
+        &self,
+        col: usize,
+        truth: impl Fn(usize) -> bool,
+        nulls: bool,
+    ) -> Result<Option<Bitmap>> {
+        let chunk = self.chunk(col)?;
+        if !chunk.stores_row_codes() {
+            return Ok(None);
+        }
+        let table: Vec<bool> = (0..chunk.distinct()).map(truth).collect();
+        let mut b = Bitmap::zeros(self.rows as usize);
+        for (r, &c) in self.codes(col)?.iter().enumerate() {
+            if table.get(c as usize).copied().unwrap_or(nulls) {
+                b.set(r);
+            }
+        }
+        Ok(Some(b))
+    }
+
     /// The sorted distinct storage keys of fixed-width column `col`.
     pub fn keys(&self, col: usize) -> Result<&[u64]> {
         cached!(&self.keys[col], self.chunk(col)?.keys()?.to_vec()).map(|v| v.as_slice())
@@ -369,7 +393,9 @@ impl<'t> BlockCtx<'t> {
                 // A sparse selection counts through the row codes when they
                 // are decoded, or worth decoding (asked for before).
                 let selected = b.count();
-                if selected < self.rows as usize / 4 && chunk.row_codes_wanted() {
+                if (selected < self.rows as usize / 4 && chunk.row_codes_wanted())
+                    || chunk.stores_row_codes()
+                {
                     let codes = self.codes(col)?;
                     let mut nulls = 0;
                     for r in b.rows() {
@@ -405,11 +431,14 @@ impl<'t> BlockCtx<'t> {
 
     /// [`BlockCtx::codes_at`]; `may_cache: false` never decodes (and so
     /// never caches) every row's code for few rows, for reads not expected
-    /// to repeat, like the output columns of `SELECT * ... LIMIT`.
+    /// to repeat, like the output columns of `SELECT * ... LIMIT`; except
+    /// where the chunk stores row codes, which decode faster than the row
+    /// lists they would be expanded into.
     fn codes_at_rows(&self, col: usize, rows: &[u32], may_cache: bool) -> Result<Vec<u32>> {
         let chunk = self.chunk(col)?;
         let many = rows.len() >= (self.rows as usize) / 16;
         if many
+            || chunk.stores_row_codes()
             || (may_cache && chunk.row_codes_wanted())
             || (!may_cache && chunk.row_codes_ready())
         {

@@ -585,6 +585,9 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
                 values: truth,
                 nulls: null_truth,
             } = values_truth(ctx, *col, expr)?;
+            if let Some(b) = ctx.rows_by_codes(*col, |v| truth.get(v) == Some(&true), null_truth)? {
+                return Ok(Sel::from_bits(b));
+            }
             let chunk = ctx.chunk(*col)?;
             let mut b = Bitmap::zeros(rows as usize);
             if truth.iter().any(|&t| t) {
@@ -870,6 +873,9 @@ fn value_range_rows(ctx: &BlockCtx, col: usize, start: usize, end: usize) -> Res
     if start == 0 && end == chunk.distinct() && chunk.null_count() == 0 {
         return Ok(Sel::All);
     }
+    if let Some(b) = ctx.rows_by_codes(col, |v| (start..end).contains(&v), false)? {
+        return Ok(Sel::from_bits(b));
+    }
     // Walk whichever side holds fewer rows: the values in the range, or
     // those outside it (and the NULLs), cleared from a full bitmap.
     let n = chunk.distinct();
@@ -902,6 +908,18 @@ fn value_range_rows(ctx: &BlockCtx, col: usize, start: usize, end: usize) -> Res
 
 fn value_set_rows(ctx: &BlockCtx, col: usize, idx: &[usize], negated: bool) -> Result<Sel> {
     let chunk = ctx.chunk(col)?;
+    if chunk.stores_row_codes() {
+        let mut member = vec![false; chunk.distinct()];
+        for &i in idx {
+            if let Some(m) = member.get_mut(i) {
+                *m = true;
+            }
+        }
+        // NOT IN keeps neither the listed values nor the NULLs.
+        if let Some(b) = ctx.rows_by_codes(col, |v| member[v] != negated, false)? {
+            return Ok(Sel::from_bits(b));
+        }
+    }
     let rl = chunk.row_lists()?;
     if !negated {
         if idx.is_empty() {

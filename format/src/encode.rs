@@ -11,11 +11,11 @@ use crate::column::ColumnData;
 use crate::error::{FormatError, Result};
 use crate::layout::{
     checksum, ChunkMeta, Section, SectionMeta, BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION,
-    MAX_BLOCK_ROWS, ROW_INDEX_STRIDE, SECTION_ALIGN, SECTION_COUNT,
+    MAX_BLOCK_ROWS, ROW_CODES, ROW_INDEX_STRIDE, SECTION_ALIGN, SECTION_COUNT,
 };
 use crate::strings::Compression;
 use crate::types::Schema;
-use crate::{delta_planes, packed, rowlist, strings, zstd_frames};
+use crate::{delta_planes, packed, row_codes, rowlist, strings, zstd_frames};
 
 /// One block, encoded and ready to be written. Produced by [`encode_block`],
 /// which is pure and can run on many threads at once.
@@ -195,9 +195,6 @@ impl BlockBuf {
             };
             return;
         }
-        let pad = self.bytes.len().next_multiple_of(SECTION_ALIGN) - self.bytes.len();
-        self.bytes.extend(std::iter::repeat_n(0u8, pad));
-        let offset = self.bytes.len() as u64;
         // Row lists stay LZ4: filters and multi-column queries decompress
         // them on every query, and zstd would take about 4x as long for 14%
         // fewer bytes.
@@ -232,13 +229,60 @@ impl BlockBuf {
             chunk.zstd_sections |= bit;
         }
         let stored: &[u8] = compressed.as_deref().unwrap_or(raw);
+        self.put(chunk, kind, stored, raw.len());
+    }
+
+    /// Appends the `stored` bytes of section `kind` (which decode to
+    /// `raw_len` bytes) and records where they went.
+    fn put(&mut self, chunk: &mut ChunkMeta, kind: Section, stored: &[u8], raw_len: usize) {
+        let pad = self.bytes.len().next_multiple_of(SECTION_ALIGN) - self.bytes.len();
+        self.bytes.extend(std::iter::repeat_n(0u8, pad));
+        let offset = self.bytes.len() as u64;
         self.bytes.extend_from_slice(stored);
         chunk.sections[kind as usize] = SectionMeta {
             offset: U64::new(offset),
             stored_len: U32::new(stored.len() as u32),
-            raw_len: U32::new(raw.len() as u32),
+            raw_len: U32::new(raw_len as u32),
             checksum: U64::new(checksum(stored)),
         };
+    }
+
+    /// Appends the row lists `lists` of `grouped` and `null_rows`: as row
+    /// codes (version 3) when compressing with zstd, the codes are one byte
+    /// and they take at most 7/10 of the lists as they would be stored; else
+    /// as lists. Readers expand codes into lists on first use, which for
+    /// many values (a timestamp column) costs far more than decompressing
+    /// the lists, and chunks whose lists take under a quarter of a byte a
+    /// row have little to gain.
+    fn row_lists(
+        &mut self,
+        chunk: &mut ChunkMeta,
+        grouped: &Grouped,
+        null_rows: &[u32],
+        lists: &[u8],
+    ) {
+        let rows = grouped.rows.len() + null_rows.len();
+        let distinct = grouped.starts.len() - 1;
+        let worth_trying = row_codes::width(distinct, !null_rows.is_empty()) == 1
+            && lists.len() >= (rows / 4).max(64);
+        if let Some(cctx) = self.zstd.as_mut().filter(|_| worth_trying) {
+            let as_lists = lz4_flex::block::compress(lists).len().min(lists.len());
+            let mut codes = vec![distinct as u32; rows];
+            for (v, w) in grouped.starts.windows(2).enumerate() {
+                for &r in &grouped.rows[w[0] as usize..w[1] as usize] {
+                    codes[r as usize] = v as u32;
+                }
+            }
+            let width = row_codes::width(distinct, !null_rows.is_empty());
+            if let Some(stored) = row_codes::compress(cctx, &codes, width) {
+                if stored.len() * 10 <= as_lists * 7 {
+                    chunk.zstd_sections |= ROW_CODES;
+                    self.put(chunk, Section::Rows, &stored, lists.len());
+                    return;
+                }
+            }
+        }
+        self.section(chunk, Section::Rows, lists);
     }
 
     fn finish(mut self) -> Vec<u8> {
@@ -300,19 +344,12 @@ fn encode_row_sections(
         packed::width_for(u64::from(max_count))
     };
     let mut counts = Vec::with_capacity(distinct * count_width as usize);
+    for w in grouped.starts.windows(2) {
+        packed::put(&mut counts, u64::from(w[1] - w[0]), count_width);
+    }
     let mut index = Vec::with_capacity(distinct.div_ceil(ROW_INDEX_STRIDE) * 4);
     let mut lists = Vec::with_capacity(grouped.rows.len() + 16);
-    let mut base = 0;
-    for (i, w) in grouped.starts.windows(2).enumerate() {
-        if i % ROW_INDEX_STRIDE == 0 {
-            index.extend_from_slice(&(lists.len() as u32).to_le_bytes());
-            base = 0;
-        }
-        packed::put(&mut counts, u64::from(w[1] - w[0]), count_width);
-        let rows = &grouped.rows[w[0] as usize..w[1] as usize];
-        rowlist::encode(rows, base, &mut lists);
-        base = rows.first().copied().unwrap_or(base);
-    }
+    rowlist::encode_lists(&grouped.rows, &grouped.starts, &mut lists, &mut index);
     let mut nulls = Vec::new();
     rowlist::encode(null_rows, 0, &mut nulls);
     chunk.distinct = U32::new(distinct as u32);
@@ -320,7 +357,7 @@ fn encode_row_sections(
     chunk.count_width = count_width;
     out.section(chunk, Section::Counts, &counts);
     out.section(chunk, Section::RowIndex, &index);
-    out.section(chunk, Section::Rows, &lists);
+    out.row_lists(chunk, grouped, null_rows, &lists);
     out.section(chunk, Section::NullRows, &nulls);
 }
 

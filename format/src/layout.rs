@@ -150,6 +150,10 @@ impl Section {
     }
 }
 
+/// Bit 7 of [`ChunkMeta::zstd_sections`] (version 3): the row lists section
+/// holds row codes, which readers expand into the row lists (SPEC.md 5.5).
+pub const ROW_CODES: u8 = 0x80;
+
 impl Section {
     /// Whether a file of format `version` may store this section compressed:
     /// the sections of [`Section::may_compress`], and from version 3 on the
@@ -203,7 +207,8 @@ pub struct ChunkMeta {
     pub str_codec: u8,
     /// Which compressed sections are zstd frames rather than LZ4 blocks: bit
     /// `i` for the `i`th section that may be compressed, in slot order (see
-    /// [`Section::zstd_bit`]). Version 2; zero (reserved) in version 1.
+    /// [`Section::zstd_bit`]). Version 2; zero (reserved) in version 1. Bit 7
+    /// is [`ROW_CODES`] (version 3).
     pub zstd_sections: u8,
     /// Bytes of zstd dictionary at the start of the string data (version 2,
     /// zstd only; 0 for none).

@@ -32,6 +32,7 @@ pub mod layout;
 pub mod manifest;
 pub mod packed;
 pub mod reader;
+pub mod row_codes;
 pub mod rowlist;
 pub mod strings;
 pub mod types;

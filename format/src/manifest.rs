@@ -10,7 +10,7 @@ use crate::error::{FormatError, Result};
 use crate::layout::{
     checksum, readable_version, BlockEntry, ChunkMeta, ManifestHead, Section, BLOCK_FOOTER_LEN,
     BLOCK_HEADER_LEN, FORMAT_VERSION, MANIFEST_FOOTER_LEN, MANIFEST_HEADER_LEN, MANIFEST_MAGIC,
-    MAX_BLOCK_ROWS, SECTION_ALIGN,
+    MAX_BLOCK_ROWS, ROW_CODES, SECTION_ALIGN,
 };
 use crate::strings::{STR_CODEC_LZ4, STR_CODEC_ZSTD};
 use crate::types::{DataType, Field, Schema};
@@ -279,6 +279,20 @@ fn check_chunk(
             }
         }
     }
+    // Row codes (version 3) are a compressed row lists section of their own
+    // form, not a zstd frame of the lists.
+    let rows = &chunk.sections[Section::Rows as usize];
+    if chunk.zstd_sections & ROW_CODES != 0
+        && (version < 3
+            || rows.stored_len.get() == 0
+            || rows.stored_len.get() >= rows.raw_len.get()
+            || Section::Rows
+                .zstd_bit()
+                .is_some_and(|bit| chunk.zstd_sections & bit != 0))
+    {
+        return Err("row codes where they cannot be".into());
+    }
+    let zstd_bits = zstd_bits | ROW_CODES;
     if chunk.zstd_sections & !zstd_bits != 0 || (version < 2 && chunk.zstd_sections != 0) {
         return Err(format!(
             "zstd section bits {:#04x} where the compressed sections are {zstd_bits:#04x}",

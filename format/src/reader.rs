@@ -15,14 +15,15 @@ use crate::cache::{self, Decoded};
 use crate::error::{FormatError, Result};
 use crate::layout::{
     checksum, readable_version, ChunkMeta, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN,
-    BLOCK_MAGIC, FORMAT_VERSION, MANIFEST_FILE, ROW_INDEX_STRIDE, SECTION_COUNT, STRINGS_PER_BLOCK,
+    BLOCK_MAGIC, FORMAT_VERSION, MANIFEST_FILE, ROW_CODES, ROW_INDEX_STRIDE, SECTION_COUNT,
+    STRINGS_PER_BLOCK,
 };
 use crate::manifest::Manifest;
 use crate::packed::Packed;
-use crate::rowlist;
 use crate::strings;
 use crate::types::{DataType, Schema};
 use crate::{delta_planes, zstd_frames};
+use crate::{row_codes, rowlist};
 
 /// An open table: its manifest plus lazily mapped block files. Cheap to clone
 /// and safe to share between threads.
@@ -338,32 +339,18 @@ impl ColumnChunk {
 
     /// The bytes of `section`, checksum-verified (once per table handle) and
     /// decompressed if stored compressed. A string chunk's string-to-hash
-    /// map, which version 3 does not store, is derived from hash-to-string.
+    /// map, which version 3 does not store, is derived from hash-to-string,
+    /// and row lists stored as row codes are expanded.
     pub fn section(&self, section: Section) -> Result<SectionBytes<'_>> {
         let m = &self.meta.sections[section as usize];
-        let (off, stored, raw) = (
-            m.offset.get() as usize,
-            m.stored_len.get() as usize,
-            m.raw_len.get() as usize,
-        );
+        let (stored, raw) = (m.stored_len.get() as usize, m.raw_len.get() as usize);
         if section == Section::StrToHash && stored == 0 && self.distinct() > 0 {
             let len = self.distinct() * usize::from(self.meta.map_width);
             return self.decoded(section, len, |out| self.invert_hash_to_str(out));
         }
-        // The manifest validated the range against the file length.
-        let bytes = self
-            .map
-            .map
-            .get(off..off + stored)
-            .ok_or_else(|| self.corrupt(section, "out of bounds"))?;
-        let flag = 1u16 << (section as u16);
-        let verified =
-            &self.table.inner.verified[self.block * self.table.schema().len() + self.col];
-        if verified.load(Ordering::Relaxed) & flag == 0 {
-            if checksum(bytes) != m.checksum.get() {
-                return Err(self.corrupt(section, "checksum mismatch"));
-            }
-            verified.fetch_or(flag, Ordering::Relaxed);
+        let bytes = self.stored(section)?;
+        if section == Section::Rows && self.rows_as_codes() {
+            return self.decoded(section, raw, |out| self.expand_row_codes(bytes, out));
         }
         if stored == raw {
             return Ok(SectionBytes::Mapped(bytes));
@@ -389,6 +376,97 @@ impl ColumnChunk {
                 Err(e) => Err(self.corrupt(section, e)),
             }
         })
+    }
+
+    /// The bytes of `section` as stored, checksum-verified (once per table
+    /// handle).
+    fn stored(&self, section: Section) -> Result<&[u8]> {
+        let m = &self.meta.sections[section as usize];
+        let (off, stored) = (m.offset.get() as usize, m.stored_len.get() as usize);
+        // The manifest validated the range against the file length.
+        let bytes = self
+            .map
+            .map
+            .get(off..off + stored)
+            .ok_or_else(|| self.corrupt(section, "out of bounds"))?;
+        let flag = 1u16 << (section as u16);
+        let verified =
+            &self.table.inner.verified[self.block * self.table.schema().len() + self.col];
+        if verified.load(Ordering::Relaxed) & flag == 0 {
+            if checksum(bytes) != m.checksum.get() {
+                return Err(self.corrupt(section, "checksum mismatch"));
+            }
+            verified.fetch_or(flag, Ordering::Relaxed);
+        }
+        Ok(bytes)
+    }
+
+    /// Whether the row lists are stored as row codes (version 3).
+    fn rows_as_codes(&self) -> bool {
+        self.meta.zstd_sections & ROW_CODES != 0
+    }
+
+    /// Decodes the row codes stored in the row lists section (`stored`) into
+    /// `out`: each row's value index, or `distinct` for a NULL row, checked
+    /// to agree with the counts and the NULL count.
+    fn decode_row_codes(&self, stored: &[u8], out: &mut Vec<u32>) -> Result<()> {
+        let d = self.distinct();
+        let nulls = self.null_count() as usize;
+        let width = row_codes::width(d, nulls > 0);
+        row_codes::decompress(stored, width, self.rows as usize, out)
+            .map_err(|e| self.corrupt(Section::Rows, e))?;
+        let mut seen = vec![0u32; d + 1];
+        for &c in out.iter() {
+            match seen.get_mut(c as usize) {
+                Some(n) => *n += 1,
+                None => {
+                    return Err(self.corrupt(Section::Rows, format!("row code {c} of {d} values")))
+                }
+            }
+        }
+        let counts = self.counts()?;
+        let counts = counts.view();
+        let agree =
+            (0..d).all(|v| u64::from(seen[v]) == counts.get(v)) && seen[d] as usize == nulls;
+        if !agree {
+            return Err(self.corrupt(Section::Rows, "row codes disagree with the counts"));
+        }
+        Ok(())
+    }
+
+    /// Writes into `out` the row lists that the row codes `stored` stand for.
+    fn expand_row_codes(&self, stored: &[u8], out: &mut [u8]) -> Result<()> {
+        let mut codes = Vec::new();
+        self.decode_row_codes(stored, &mut codes)?;
+        // Rows grouped by code with a counting sort (NULL rows last).
+        let d = self.distinct();
+        let mut starts = vec![0u32; d + 2];
+        for &c in &codes {
+            starts[c as usize + 1] += 1;
+        }
+        for i in 0..=d {
+            starts[i + 1] += starts[i];
+        }
+        let mut fill = starts.clone();
+        let mut rows = vec![0u32; codes.len()];
+        for (r, &c) in codes.iter().enumerate() {
+            rows[fill[c as usize] as usize] = r as u32;
+            fill[c as usize] += 1;
+        }
+        let mut lists = Vec::with_capacity(out.len());
+        rowlist::encode_lists(&rows, &starts[..=d], &mut lists, &mut Vec::new());
+        if lists.len() != out.len() {
+            return Err(self.corrupt(
+                Section::Rows,
+                format!(
+                    "row codes make {} bytes of row lists, not {}",
+                    lists.len(),
+                    out.len()
+                ),
+            ));
+        }
+        out.copy_from_slice(&lists);
+        Ok(())
     }
 
     /// The `len` bytes of `section` as `decode` writes them, made once per
@@ -552,14 +630,25 @@ impl ColumnChunk {
     }
 
     /// Whether [`ColumnChunk::row_codes`] is worth calling for a few rows:
-    /// the codes are decoded already (here or in the cache), or were asked
+    /// the chunk stores row codes, the codes are decoded already (here or in
+    /// the cache), or were asked
     /// for before (by an earlier query on this table handle), so that
     /// decoding and caching them pays off if they are asked for again. A
     /// query reading a few rows of many columns once (`SELECT * ... LIMIT`)
     /// thus does not fill the cache.
     pub fn row_codes_wanted(&self) -> bool {
         // A cached entry also counts as asked for before.
-        self.codes.get().is_some() || cache::second_request(self.cache_key(cache::CODES_SLOT))
+        self.stores_row_codes()
+            || self.codes.get().is_some()
+            || cache::second_request(self.cache_key(cache::CODES_SLOT))
+    }
+
+    /// Whether the chunk stores its row lists as row codes (format version
+    /// 3). The row codes then decode faster than the row lists, which are
+    /// expanded from them: a reader should prefer
+    /// [`ColumnChunk::row_codes`].
+    pub fn stores_row_codes(&self) -> bool {
+        self.rows_as_codes()
     }
 
     /// Whether [`ColumnChunk::row_codes`] answers without decoding (the codes
@@ -571,6 +660,15 @@ impl ColumnChunk {
     /// Decodes the row-ordered value indexes into `out` (see
     /// [`ColumnChunk::row_codes`], which keeps them).
     pub fn codes(&self, out: &mut Vec<u32>) -> Result<()> {
+        if self.rows_as_codes() {
+            let stored = self.stored(Section::Rows)?;
+            self.decode_row_codes(stored, out)?;
+            let null = self.distinct() as u32;
+            for c in out.iter_mut().filter(|c| **c == null) {
+                *c = u32::MAX;
+            }
+            return Ok(());
+        }
         out.clear();
         out.resize(self.rows as usize, u32::MAX);
         let mut filled = 0u64;

@@ -11,6 +11,7 @@
 //! The number of rows in the list is known from the value's count, so a list
 //! has no terminator.
 
+use crate::layout::ROW_INDEX_STRIDE;
 use crate::varint;
 
 /// Zigzag coding: small magnitudes of either sign become small numbers.
@@ -61,6 +62,22 @@ pub fn encode(rows: &[u32], base: u32, out: &mut Vec<u8>) {
         i += len;
     }
     out.extend_from_slice(&buf[..n]);
+}
+
+/// Appends the row list of every value to `lists`, and the row index (the
+/// byte offset in `lists` of the list of every 64th value, as a `u32`) to
+/// `index`. Value `v`'s rows are `rows[starts[v]..starts[v + 1]]`, ascending.
+pub fn encode_lists(rows: &[u32], starts: &[u32], lists: &mut Vec<u8>, index: &mut Vec<u8>) {
+    let mut base = 0;
+    for (i, w) in starts.windows(2).enumerate() {
+        if i % ROW_INDEX_STRIDE == 0 {
+            index.extend_from_slice(&(lists.len() as u32).to_le_bytes());
+            base = 0;
+        }
+        let rows = &rows[w[0] as usize..w[1] as usize];
+        encode(rows, base, lists);
+        base = rows.first().copied().unwrap_or(base);
+    }
 }
 
 /// Why a row list could not be decoded.

@@ -195,6 +195,19 @@ fn fields_new_in_a_version_are_errors_in_earlier_ones() {
     m.chunks[0].str_codec = 1;
     m.chunks[0].str_dict_len = 16.into();
     assert!(decode(&m, 2).is_err());
+    // Row codes are new in version 3, and only for compressed row lists
+    // that are not also marked zstd.
+    let rows = |m: &Manifest| m.chunks[0].sections[Section::Rows as usize];
+    let mut m = good.clone();
+    m.chunks[0].zstd_sections |= strata_format::layout::ROW_CODES;
+    let meta = rows(&m);
+    assert!(meta.stored_len.get() > 0);
+    let codes_ok = meta.stored_len.get() < meta.raw_len.get();
+    assert_eq!(decode(&m, 3).is_ok(), codes_ok);
+    assert!(decode(&m, 2).is_err());
+    let zstd_bit = Section::Rows.zstd_bit().unwrap();
+    m.chunks[0].zstd_sections |= zstd_bit;
+    assert!(decode(&m, 3).is_err(), "row codes marked zstd");
     // Compressed values are new in version 3; other raw sections stay raw.
     for (section, valid_in_v3) in [(Section::Values, true), (Section::RowIndex, false)] {
         let mut m = good.clone();

@@ -17,6 +17,9 @@ use strata_format::{
 
 const ROWS: usize = 40;
 
+/// A value as the tests describe it: a key, a string, or NULL (`None`).
+type Cell = Option<Result<u64, Vec<u8>>>;
+
 fn schema() -> Schema {
     Schema::new(vec![
         Field::new("b", DataType::Bool, false),
@@ -176,6 +179,62 @@ fn golden_v3_reads_back_exactly() {
     }
 }
 
+/// Rows of the row-codes golden table: one block, enough rows for row codes.
+const CODED_ROWS: usize = 3000;
+
+/// The row-codes table's schema: few values scattered over the rows, with
+/// and without NULLs, as keys and as strings.
+fn schema_coded() -> Schema {
+    Schema::new(vec![
+        Field::new("k", DataType::UInt16, false),
+        Field::new("n", DataType::Int32, true),
+        Field::new("s", DataType::String, true),
+    ])
+    .unwrap()
+}
+
+/// Column `c` of the row-codes table at row `r`.
+fn coded_value(c: usize, r: usize) -> Option<Result<u64, Vec<u8>>> {
+    let x = (r as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let v = (x ^ (x >> 29)) % 13;
+    match c {
+        0 => Some(Ok(v * 100)),
+        1 if v == 4 => None,
+        1 => Some(Ok(signed_key(v as i64 - 6))),
+        _ if v == 7 => None,
+        _ => Some(Err(format!("s{v}").into_bytes())),
+    }
+}
+
+/// Version 3 stores row lists as row codes where that is much smaller: a
+/// second golden table of one larger block covers that form.
+#[test]
+fn golden_v3_row_codes_read_back_exactly() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/v3-row-codes");
+    let schema = schema_coded();
+    if std::env::var_os("STRATA_WRITE_GOLDEN").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut w = TableWriter::create(&dir, schema.clone(), WriteOptions::default()).unwrap();
+        w.write_block(columns(&schema, 0..CODED_ROWS, coded_value))
+            .unwrap();
+        w.finish().unwrap();
+    }
+    let t = Table::open(&dir).unwrap();
+    assert_eq!(t.schema(), &schema);
+    for c in 0..schema.len() {
+        let chunk = t.chunk(0, c).unwrap();
+        assert!(chunk.stores_row_codes(), "column {c}");
+        let got: Vec<_> = match chunk.row_values().unwrap() {
+            RowValues::Keys(keys) => keys.into_iter().map(|k| k.map(Ok)).collect(),
+            RowValues::Strings(strs) => strs.into_iter().map(|s| s.map(Err)).collect(),
+        };
+        let want: Vec<_> = (0..CODED_ROWS).map(|r| coded_value(c, r)).collect();
+        assert_eq!(got, want, "column {c}");
+    }
+    let report = strata_format::verify_table(&dir).unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+}
+
 /// Writes the golden table of `schema` into `dir` (replacing it).
 fn write(dir: &Path, schema: &Schema) {
     let _ = std::fs::remove_dir_all(dir);
@@ -197,21 +256,30 @@ fn write(dir: &Path, schema: &Schema) {
 fn write_rows(w: &mut TableWriter, schema: &Schema) {
     for start in (0..ROWS).step_by(16) {
         let end = (start + 16).min(ROWS);
-        let cols = (0..schema.len())
-            .map(|c| {
-                let mut col = ColumnData::new_for(schema.fields[c].data_type);
-                for r in start..end {
-                    match value(c, r) {
-                        None => col.push_null(),
-                        Some(Ok(k)) => col.push_key(k).unwrap(),
-                        Some(Err(s)) => col.push_str(&s).unwrap(),
-                    }
-                }
-                col
-            })
-            .collect();
-        w.write_block(cols).unwrap();
+        w.write_block(columns(schema, start..end, value)).unwrap();
     }
+}
+
+/// The columns of `schema` for `rows`, column `c` at row `r` being
+/// `value(c, r)`.
+fn columns(
+    schema: &Schema,
+    rows: std::ops::Range<usize>,
+    value: fn(usize, usize) -> Cell,
+) -> Vec<ColumnData> {
+    (0..schema.len())
+        .map(|c| {
+            let mut col = ColumnData::new_for(schema.fields[c].data_type);
+            for r in rows.clone() {
+                match value(c, r) {
+                    None => col.push_null(),
+                    Some(Ok(k)) => col.push_key(k).unwrap(),
+                    Some(Err(s)) => col.push_str(&s).unwrap(),
+                }
+            }
+            col
+        })
+        .collect()
 }
 
 /// Reads the table in `dir` back and compares every value, then verifies it.

@@ -119,6 +119,14 @@ fn check_chunk_invariants(t: &Table, b: usize, c: usize) {
     let again = t.chunk(b, c).unwrap();
     assert!(again.row_codes_ready(), "cached for the next handle");
     assert_eq!(again.row_codes().unwrap(), &decoded[..]);
+    // The row lists (expanded from row codes where stored so) agree.
+    let mut from_lists = vec![u32::MAX; decoded.len()];
+    chunk
+        .row_lists()
+        .unwrap()
+        .for_each(|v, s, l| from_lists[s as usize..(s + l) as usize].fill(v as u32))
+        .unwrap();
+    assert_eq!(from_lists, decoded);
     let counts = chunk.counts().unwrap();
     let total: u64 = (0..chunk.distinct()).map(|i| counts.view().get(i)).sum();
     assert_eq!(total + u64::from(stats.null_count), u64::from(stats.rows));
@@ -183,6 +191,60 @@ proptest! {
             block_rows,
         );
     }
+}
+
+/// Few values scattered over many rows: stored as row codes, with and
+/// without NULLs, for keys and strings.
+#[test]
+fn scattered_columns_round_trip_as_row_codes() {
+    let n = 6000;
+    // A pseudo-random value of 0..11 per row.
+    let mix = |i: usize| {
+        let x = (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        ((x ^ (x >> 29)) % 11) as usize
+    };
+    let keys = Col::Keys((0..n).map(|i| Some(mix(i) as u64 * 1000)).collect());
+    let nullable = Col::Keys(
+        (0..n)
+            .map(|i| (mix(i) != 3).then_some(mix(i) as u64))
+            .collect(),
+    );
+    let strs = Col::Strs(
+        (0..n)
+            .map(|i| (mix(i) != 5).then(|| format!("value {}", mix(i)).into_bytes()))
+            .collect(),
+    );
+    let fields = vec![
+        Field::new("k", DataType::UInt32, false),
+        Field::new("n", DataType::UInt16, true),
+        Field::new("s", DataType::String, true),
+    ];
+    write_and_read(
+        fields.clone(),
+        &[keys.clone(), nullable.clone(), strs.clone()],
+        n,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t");
+    let schema = Schema::new(fields).unwrap();
+    let mut w = TableWriter::create(&path, schema, WriteOptions::default()).unwrap();
+    w.write_block(vec![
+        keys.slice(0..n),
+        nullable.slice(0..n),
+        strs.slice(0..n),
+    ])
+    .unwrap();
+    w.finish().unwrap();
+    let t = Table::open(&path).unwrap();
+    for c in 0..3 {
+        assert_ne!(
+            t.manifest().chunk(0, c).zstd_sections & strata_format::layout::ROW_CODES,
+            0,
+            "column {c}"
+        );
+    }
+    let report = strata_format::verify_table(&path).unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
 }
 
 #[test]
