@@ -29,11 +29,12 @@ pub enum FormatArg {
 /// Table compression on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum CompressionArg {
-    /// zstd for strings (a dictionary per chunk) and most sections: the
+    /// zstd for strings (a dictionary per chunk), most sections, sorted
+    /// values and the row lists of scattered few-valued columns: the
     /// smallest tables.
     Zstd,
-    /// LZ4 everywhere, as format version 1 compressed: faster to build and to
-    /// read strings from, about a quarter larger.
+    /// LZ4 everywhere, as format version 1 compressed, values raw: faster to
+    /// build and to read strings from, about 45% larger.
     Lz4,
     /// Uncompressed strings, LZ4 elsewhere: the fastest to build, the largest.
     Raw,

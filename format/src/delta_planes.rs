@@ -43,7 +43,7 @@ pub(crate) fn compress(cctx: &mut CCtx<'static>, raw: &[u8], width: usize) -> Op
             planes[j * n + i] = b;
         }
     }
-    zstd_frames::compress_at(cctx, &planes, zstd_frames::VALUES_LEVEL)
+    zstd_frames::compress_at(cctx, &planes, zstd_frames::PLANES_LEVEL)
 }
 
 thread_local! {

@@ -266,7 +266,8 @@ impl BlockBuf {
         let worth_trying = row_codes::width(distinct, !null_rows.is_empty()) == 1
             && lists.len() >= (rows / 4).max(64);
         if let Some(cctx) = self.zstd.as_mut().filter(|_| worth_trying) {
-            let as_lists = lz4_flex::block::compress(lists).len().min(lists.len());
+            let lz4 = lz4_flex::block::compress(lists);
+            let as_lists = lz4.len().min(lists.len());
             let mut codes = vec![distinct as u32; rows];
             for (v, w) in grouped.starts.windows(2).enumerate() {
                 for &r in &grouped.rows[w[0] as usize..w[1] as usize] {
@@ -281,6 +282,14 @@ impl BlockBuf {
                     return;
                 }
             }
+            // The lists as `section` would store them, LZ4 already done.
+            let stored = if lz4.len() <= lists.len() / 8 * 7 {
+                &lz4[..]
+            } else {
+                lists
+            };
+            self.put(chunk, Section::Rows, stored, lists.len());
+            return;
         }
         self.section(chunk, Section::Rows, lists);
     }

@@ -24,7 +24,8 @@ pub fn width(distinct: usize, has_nulls: bool) -> usize {
     usize::from(packed::width_for(max as u64))
 }
 
-/// `codes` (each below `2^(8 x width)`) as byte planes in one zstd frame.
+/// `codes` (each below `2^(8 x width)`) as byte planes in one zstd frame,
+/// at level 1: on ClickBench's columns as small as level 3, and faster.
 pub(crate) fn compress(cctx: &mut CCtx<'static>, codes: &[u32], width: usize) -> Option<Vec<u8>> {
     let n = codes.len();
     let mut planes = vec![0u8; n * width];
@@ -33,7 +34,7 @@ pub(crate) fn compress(cctx: &mut CCtx<'static>, codes: &[u32], width: usize) ->
             *b = (c >> (8 * j)) as u8;
         }
     }
-    zstd_frames::compress(cctx, &planes)
+    zstd_frames::compress_at(cctx, &planes, zstd_frames::PLANES_LEVEL)
 }
 
 thread_local! {

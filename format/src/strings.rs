@@ -18,8 +18,9 @@ pub enum Compression {
     Lz4,
     /// zstd where it pays: string blocks, with a dictionary sampled from the
     /// chunk's own blocks when the chunk has enough strings to pay for one
-    /// (about 45% fewer bytes than LZ4 on URLs and titles), and every
-    /// compressible section but the row lists, which stay LZ4.
+    /// (about 45% fewer bytes than LZ4 on URLs and titles), every
+    /// compressible section but the row lists, which stay LZ4 or become row
+    /// codes (version 3), and sorted values (version 3).
     #[default]
     Zstd,
 }
