@@ -14,9 +14,11 @@
 //! sorted distinct values (frame-of-reference packed keys, or 128-bit BLAKE3
 //! hashes for strings), a count per value and the rows of each value as
 //! run-coded row lists. String columns add their strings in byte order in
-//! prefix-coded, LZ4-compressed blocks of 128, the maps between hash order
-//! and string order, and an ASCII trigram index. SPEC.md at the repository
-//! root describes every byte.
+//! prefix-coded, compressed blocks of 128, the map from hash order to string
+//! order, and an ASCII trigram index. Format version 3 may store the sorted
+//! keys as differences in byte planes ([`delta_planes`]) and the row lists of
+//! scattered few-valued columns as row codes ([`row_codes`]). SPEC.md at the
+//! repository root describes every byte.
 
 #[cfg(target_endian = "big")]
 compile_error!(
