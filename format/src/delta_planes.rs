@@ -52,7 +52,7 @@ thread_local! {
     static PLANES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Decompresses `stored` (made by [`compress`]) into `out`, which receives
+/// Decompresses `stored` (as the writer makes it: SPEC.md 5.4) into `out`, which receives
 /// exactly its packed integers of `width` bytes.
 pub fn decompress_into(stored: &[u8], width: usize, out: &mut [u8]) -> Result<(), String> {
     if !width_ok(width) || !out.len().is_multiple_of(width) {

@@ -42,7 +42,7 @@ thread_local! {
     static PLANES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Decompresses `stored` (made by [`compress`]) into `out`: exactly `rows`
+/// Decompresses `stored` (as the writer makes it: SPEC.md 5.5) into `out`: exactly `rows`
 /// codes of `width` bytes (1 to 4), or an error.
 pub fn decompress(
     stored: &[u8],
