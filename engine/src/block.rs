@@ -540,6 +540,36 @@ impl<'t> BlockCtx<'t> {
                 return Ok(v);
             }
         }
+        // Few rows of a fixed-width column whose values are not converted
+        // yet: convert just those rows' keys, not every distinct value.
+        if ty != LType::Varchar && self.values[col].get().is_none() {
+            let chunk = self.chunk(col)?;
+            if rows.len() < chunk.distinct() / 4 {
+                let keys = chunk.keys()?;
+                let picked: Vec<u64> = idx
+                    .iter()
+                    .map(|&i| {
+                        if (i as usize) < keys.len() {
+                            keys.get(i as usize)
+                        } else {
+                            0
+                        }
+                    })
+                    .collect();
+                let present: Vec<u32> = idx
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &i)| {
+                        if (i as usize) < keys.len() {
+                            j as u32
+                        } else {
+                            u32::MAX
+                        }
+                    })
+                    .collect();
+                return Ok(vector_of_keys(ty, &picked).gather(&present));
+            }
+        }
         Ok(self.values(col)?.gather(&idx))
     }
 }
