@@ -546,27 +546,15 @@ impl<'t> BlockCtx<'t> {
             let chunk = self.chunk(col)?;
             if rows.len() < chunk.distinct() / 4 {
                 let keys = chunk.keys()?;
-                let picked: Vec<u64> = idx
-                    .iter()
-                    .map(|&i| {
-                        if (i as usize) < keys.len() {
-                            keys.get(i as usize)
-                        } else {
-                            0
-                        }
-                    })
-                    .collect();
-                let present: Vec<u32> = idx
+                // Each row's key, and its position (NULL rows: none).
+                let (picked, present): (Vec<u64>, Vec<u32>) = idx
                     .iter()
                     .enumerate()
-                    .map(|(j, &i)| {
-                        if (i as usize) < keys.len() {
-                            j as u32
-                        } else {
-                            u32::MAX
-                        }
+                    .map(|(j, &i)| match (i as usize) < keys.len() {
+                        true => (keys.get(i as usize), j as u32),
+                        false => (0, u32::MAX),
                     })
-                    .collect();
+                    .unzip();
                 return Ok(vector_of_keys(ty, &picked).gather(&present));
             }
         }

@@ -22,8 +22,7 @@ use crate::manifest::Manifest;
 use crate::packed::Packed;
 use crate::strings;
 use crate::types::{DataType, Schema};
-use crate::{delta_planes, zstd_frames};
-use crate::{row_codes, rowlist};
+use crate::{delta_planes, row_codes, rowlist, zstd_frames};
 
 /// An open table: its manifest plus lazily mapped block files. Cheap to clone
 /// and safe to share between threads.
@@ -288,7 +287,8 @@ pub struct ColumnChunk {
     map: Arc<BlockMap>,
     meta: ChunkMeta,
     rows: u32,
-    /// Decompressed sections, 8-byte aligned, by section slot.
+    /// Decoded sections (decompressed, expanded or derived), 16-byte aligned,
+    /// by section slot.
     unpacked: [OnceLock<Arc<Vec<u128>>>; SECTION_COUNT],
     /// Row-ordered value indexes, once decoded.
     codes: OnceLock<Arc<Vec<u32>>>,
