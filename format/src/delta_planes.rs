@@ -11,8 +11,6 @@
 //! unique identifiers this saves about 2 of 8 bytes a value, on timestamps
 //! about 20 of 24 bits, on string hashes about 2 of 16 bytes.
 
-use std::cell::RefCell;
-
 use zstd::zstd_safe::CCtx;
 
 use crate::zstd_frames;
@@ -46,12 +44,6 @@ pub(crate) fn compress(cctx: &mut CCtx<'static>, raw: &[u8], width: usize) -> Op
     zstd_frames::compress_at(cctx, &planes, zstd_frames::PLANES_LEVEL)
 }
 
-thread_local! {
-    /// Each thread's buffer for decompressed planes, reused so that decoding
-    /// neither zeroes nor returns large allocations.
-    static PLANES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
 /// Decompresses `stored` (as the writer makes it: SPEC.md 5.4) into `out`, which receives
 /// exactly its packed integers of `width` bytes.
 pub fn decompress_into(stored: &[u8], width: usize, out: &mut [u8]) -> Result<(), String> {
@@ -61,28 +53,14 @@ pub fn decompress_into(stored: &[u8], width: usize, out: &mut [u8]) -> Result<()
             out.len()
         ));
     }
-    PLANES.with(|planes| {
-        let mut planes = planes.borrow_mut();
-        planes.clear();
-        planes.reserve(out.len());
-        let got = zstd_frames::decompress_with_dict(stored, &[], &mut planes)
-            .map_err(|e| format!("zstd: {e}"))?;
-        if got != out.len() || planes.len() != out.len() {
-            return Err(format!(
-                "decompressed to {got} bytes, expected {}",
-                out.len()
-            ));
-        }
-        let n = out.len() / width;
-        match width {
-            1 => sum_up::<u64, 1>(&planes, n, out),
-            2 => sum_up::<u64, 2>(&planes, n, out),
-            3 => sum_up::<u64, 3>(&planes, n, out),
-            4 => sum_up::<u64, 4>(&planes, n, out),
-            8 => sum_up::<u64, 8>(&planes, n, out),
-            _ => sum_up::<u128, 16>(&planes, n, out),
-        }
-        Ok(())
+    let n = out.len() / width;
+    zstd_frames::with_decompressed(stored, out.len(), |planes| match width {
+        1 => sum_up::<u64, 1>(planes, n, out),
+        2 => sum_up::<u64, 2>(planes, n, out),
+        3 => sum_up::<u64, 3>(planes, n, out),
+        4 => sum_up::<u64, 4>(planes, n, out),
+        8 => sum_up::<u64, 8>(planes, n, out),
+        _ => sum_up::<u128, 16>(planes, n, out),
     })
 }
 

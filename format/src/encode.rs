@@ -228,6 +228,17 @@ impl BlockBuf {
         if let (Some(bit), Some(_), Some(_)) = (zstd_bit, &self.zstd, &compressed) {
             chunk.zstd_sections |= bit;
         }
+        self.put_smaller(chunk, kind, raw, compressed);
+    }
+
+    /// Appends section `kind` as `compressed` if given, else `raw`.
+    fn put_smaller(
+        &mut self,
+        chunk: &mut ChunkMeta,
+        kind: Section,
+        raw: &[u8],
+        compressed: Option<Vec<u8>>,
+    ) {
         let stored: &[u8] = compressed.as_deref().unwrap_or(raw);
         self.put(chunk, kind, stored, raw.len());
     }
@@ -263,8 +274,8 @@ impl BlockBuf {
     ) {
         let rows = grouped.rows.len() + null_rows.len();
         let distinct = grouped.starts.len() - 1;
-        let worth_trying = row_codes::width(distinct, !null_rows.is_empty()) == 1
-            && lists.len() >= (rows / 4).max(64);
+        let width = row_codes::width(distinct, !null_rows.is_empty());
+        let worth_trying = width == 1 && lists.len() >= (rows / 4).max(64);
         if let Some(cctx) = self.zstd.as_mut().filter(|_| worth_trying) {
             let lz4 = lz4_flex::block::compress(lists);
             let as_lists = lz4.len().min(lists.len());
@@ -274,7 +285,6 @@ impl BlockBuf {
                     codes[r as usize] = v as u32;
                 }
             }
-            let width = row_codes::width(distinct, !null_rows.is_empty());
             if let Some(stored) = row_codes::compress(cctx, &codes, width) {
                 if stored.len() * 10 <= as_lists * 7 {
                     chunk.zstd_sections |= ROW_CODES;
@@ -282,13 +292,10 @@ impl BlockBuf {
                     return;
                 }
             }
-            // The lists as `section` would store them, LZ4 already done.
-            let stored = if lz4.len() <= lists.len() / 8 * 7 {
-                &lz4[..]
-            } else {
-                lists
-            };
-            self.put(chunk, Section::Rows, stored, lists.len());
+            // The lists as `section` would store them: LZ4 if that saves an
+            // eighth.
+            let lz4 = Some(lz4).filter(|c| c.len() <= lists.len() / 8 * 7);
+            self.put_smaller(chunk, Section::Rows, lists, lz4);
             return;
         }
         self.section(chunk, Section::Rows, lists);

@@ -148,13 +148,7 @@ impl Section {
                 | Section::TrigramPostings
         )
     }
-}
 
-/// Bit 7 of [`ChunkMeta::zstd_sections`] (version 3): the row lists section
-/// holds row codes, which readers expand into the row lists (SPEC.md 5.5).
-pub const ROW_CODES: u8 = 0x80;
-
-impl Section {
     /// Whether a file of format `version` may store this section compressed:
     /// the sections of [`Section::may_compress`], and from version 3 on the
     /// values, as differences in byte planes in a zstd frame.
@@ -162,6 +156,10 @@ impl Section {
         self.may_compress() || (self == Section::Values && version >= 3)
     }
 }
+
+/// Bit 7 of [`ChunkMeta::zstd_sections`] (version 3): the row lists section
+/// holds row codes, which readers expand into the row lists (SPEC.md 5.5).
+pub const ROW_CODES: u8 = 0x80;
 
 /// Where one section of a column chunk lies in its block file (24 bytes).
 #[derive(Debug, Clone, Copy, Default, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]

@@ -630,17 +630,14 @@ impl ColumnChunk {
     }
 
     /// Whether [`ColumnChunk::row_codes`] is worth calling for a few rows:
-    /// the chunk stores row codes, the codes are decoded already (here or in
-    /// the cache), or were asked
+    /// the codes are decoded already (here or in the cache), or were asked
     /// for before (by an earlier query on this table handle), so that
     /// decoding and caching them pays off if they are asked for again. A
     /// query reading a few rows of many columns once (`SELECT * ... LIMIT`)
     /// thus does not fill the cache.
     pub fn row_codes_wanted(&self) -> bool {
         // A cached entry also counts as asked for before.
-        self.stores_row_codes()
-            || self.codes.get().is_some()
-            || cache::second_request(self.cache_key(cache::CODES_SLOT))
+        self.codes.get().is_some() || cache::second_request(self.cache_key(cache::CODES_SLOT))
     }
 
     /// Whether the chunk stores its row lists as row codes (format version

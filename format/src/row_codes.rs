@@ -11,8 +11,6 @@
 //! codes (SPEC.md 5.5); the row-ordered value indexes that multi-column
 //! queries and filters want come straight from the codes.
 
-use std::cell::RefCell;
-
 use zstd::zstd_safe::CCtx;
 
 use crate::{packed, zstd_frames};
@@ -37,11 +35,6 @@ pub(crate) fn compress(cctx: &mut CCtx<'static>, codes: &[u32], width: usize) ->
     zstd_frames::compress_at(cctx, &planes, zstd_frames::PLANES_LEVEL)
 }
 
-thread_local! {
-    /// Each thread's buffer for decompressed planes, reused.
-    static PLANES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
 /// Decompresses `stored` (as the writer makes it: SPEC.md 5.5) into `out`: exactly `rows`
 /// codes of `width` bytes (1 to 4), or an error.
 pub fn decompress(
@@ -53,17 +46,7 @@ pub fn decompress(
     if !(1..=4).contains(&width) {
         return Err(format!("row codes of {width} bytes"));
     }
-    PLANES.with(|planes| {
-        let mut planes = planes.borrow_mut();
-        planes.clear();
-        planes.reserve(rows * width);
-        let got = zstd_frames::decompress_with_dict(stored, &[], &mut planes)
-            .map_err(|e| format!("zstd: {e}"))?;
-        if got != rows * width || planes.len() != rows * width {
-            return Err(format!(
-                "decompressed to {got} bytes, expected {rows} codes of {width} bytes"
-            ));
-        }
+    zstd_frames::with_decompressed(stored, rows * width, |planes| {
         out.clear();
         out.extend(planes[..rows].iter().map(|&b| u32::from(b)));
         for j in 1..width {
@@ -72,7 +55,6 @@ pub fn decompress(
                 *c |= u32::from(b) << (8 * j);
             }
         }
-        Ok(())
     })
 }
 

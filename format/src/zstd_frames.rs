@@ -11,6 +11,9 @@ pub(crate) const LEVEL: i32 = 3;
 
 thread_local! {
     static DCTX: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
+    /// Each thread's buffer for [`with_decompressed`], reused so that
+    /// decoding neither zeroes nor returns large allocations.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The zstd level for byte planes (values' differences, row codes):
@@ -47,6 +50,25 @@ pub(crate) fn decompress_with_dict(
 ) -> Result<usize, String> {
     DCTX.with(|d| d.borrow_mut().decompress_using_dict(out, src, dict))
         .map_err(error_name)
+}
+
+/// Decompresses the frame `src`, which must give exactly `len` bytes, into a
+/// per-thread buffer and returns `f` of them.
+pub(crate) fn with_decompressed<R>(
+    src: &[u8],
+    len: usize,
+    f: impl FnOnce(&[u8]) -> R,
+) -> Result<R, String> {
+    SCRATCH.with(|buf| {
+        let mut buf = buf.borrow_mut();
+        buf.clear();
+        buf.reserve(len);
+        let got = decompress_with_dict(src, &[], &mut buf).map_err(|e| format!("zstd: {e}"))?;
+        if got != len || buf.len() != len {
+            return Err(format!("decompressed to {got} bytes, expected {len}"));
+        }
+        Ok(f(&buf))
+    })
 }
 
 fn error_name(code: zstd_safe::ErrorCode) -> String {
