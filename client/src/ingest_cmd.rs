@@ -114,6 +114,22 @@ pub struct IngestArgs {
     /// How the table is compressed.
     #[arg(long, value_enum, default_value_t = CompressionArg::Zstd)]
     compression: CompressionArg,
+
+    /// Sort the rows by these columns (comma-separated, most significant
+    /// first) before writing them [default: the schema's ORDER BY or primary
+    /// key]. Sorted tables are smaller and filters on the leading columns
+    /// skip more; the sort spills to a temporary directory beside the table.
+    #[arg(
+        long,
+        value_name = "COLUMNS",
+        value_delimiter = ',',
+        conflicts_with = "no_sort"
+    )]
+    sort_by: Option<Vec<String>>,
+
+    /// Keep the input order even when the schema declares a sort key.
+    #[arg(long)]
+    no_sort: bool,
 }
 
 fn parse_delimiter(s: &str) -> anyhow::Result<u8> {
@@ -126,15 +142,20 @@ fn parse_delimiter(s: &str) -> anyhow::Result<u8> {
 
 /// Runs `strata ingest`.
 pub fn run(args: IngestArgs) -> anyhow::Result<()> {
-    let schema = match &args.schema {
+    let (schema, declared_key) = match &args.schema {
         Some(path) => {
             let sql = std::fs::read_to_string(path)
                 .with_context(|| format!("reading schema file {}", path.display()))?;
             let def = parse_create_table(&sql)
                 .with_context(|| format!("in schema file {}", path.display()))?;
-            Some(def.schema)
+            (Some(def.schema), def.sort_key)
         }
-        None => None,
+        None => (None, Vec::new()),
+    };
+    let sort_by = match (&args.sort_by, args.no_sort) {
+        (_, true) => None,
+        (Some(cols), false) => Some(cols.iter().map(|c| c.trim().to_string()).collect()),
+        (None, false) => Some(declared_key).filter(|k| !k.is_empty()),
     };
     let options = IngestOptions {
         format: args.format.map(|f| match f {
@@ -158,6 +179,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         sync: !args.no_sync,
         compression: args.compression.into(),
         max_rows: None,
+        sort_by,
     };
     let table_name = args
         .table
@@ -248,6 +270,9 @@ fn print_summary(args: &IngestArgs, s: &IngestSummary) {
         size(s.bytes_out),
         thousands(s.table_rows)
     );
+    if !s.sorted_by.is_empty() {
+        eprintln!("rows sorted by {}", s.sorted_by.join(", "));
+    }
     if s.bad_rows > 0 {
         eprintln!(
             "skipped {} bad rows (--max-errors {}); the first:",

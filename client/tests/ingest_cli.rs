@@ -630,3 +630,151 @@ fn usage_errors() {
     let err = failed(&ingest(&["--table", &table, "--schema", &bad_schema, &csv]));
     assert!(err.contains("bad.sql") && err.contains("column x"), "{err}");
 }
+
+/// Entries of `dir` whose names start with a dot: temporary files left behind.
+fn hidden_entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+/// A CSV of `n` rows `a,b,id`: `a` a few integers with NULLs, `b` a few
+/// strings, `id` the row number; and the rows as parsed values.
+#[allow(clippy::type_complexity)]
+fn sortable_csv(n: usize) -> (String, Vec<(Option<i64>, String, i64)>) {
+    let mut csv = String::from("a,b,id\n");
+    let mut rows = Vec::new();
+    let mut x: u64 = 12345;
+    for id in 0..n {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let a = match (x >> 33) % 9 {
+            0 => None,
+            v => Some(v as i64 * 1000 - 4000),
+        };
+        let b = ["pear", "apple", "", "fig", "apple pie"][((x >> 40) % 5) as usize].to_string();
+        csv.push_str(&format!(
+            "{},\"{b}\",{id}\n",
+            a.map_or(String::new(), |a| a.to_string())
+        ));
+        rows.push((a, b, id as i64));
+    }
+    (csv, rows)
+}
+
+#[test]
+fn sort_by_orders_rows_stably_across_blocks_with_nulls_last() {
+    let d = Dir::new();
+    let (csv, mut want) = sortable_csv(5000);
+    let input = d.file("in.csv", csv.as_bytes());
+    let table = d.path("t");
+    let out = ingest(&[
+        "--table",
+        table.to_str().unwrap(),
+        "--block-rows",
+        "700",
+        "--sort-by",
+        "a,B",
+        &input,
+    ]);
+    let (_, stderr) = ok(&out);
+    assert!(stderr.contains("rows sorted by a, b"), "{stderr}");
+    // A stable sort by (a NULLS LAST, b): ties keep input order.
+    want.sort_by(|x, y| (x.0.is_none(), x.0, &x.1).cmp(&(y.0.is_none(), y.0, &y.1)));
+    assert_eq!(rows(&table), 5000);
+    assert_eq!(
+        ints(&table, "a"),
+        want.iter().map(|r| r.0).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        strs(&table, "b"),
+        want.iter().map(|r| s(&r.1)).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        ints(&table, "id"),
+        want.iter().map(|r| Some(r.2)).collect::<Vec<_>>()
+    );
+    assert_eq!(hidden_entries(d.0.path()), Vec::<String>::new());
+}
+
+#[test]
+fn schema_order_by_sorts_unless_no_sort() {
+    let d = Dir::new();
+    let (csv, rows_in) = sortable_csv(3000);
+    let input = d.file("in.csv", csv.as_bytes());
+    // ClickHouse sorts by ORDER BY; strata by its leading plain columns.
+    let schema = d.file(
+        "s.sql",
+        b"CREATE TABLE t (a Nullable(Int64), b String, id Int64)\n\
+          ENGINE = MergeTree ORDER BY (id, intHash32(b), a) SETTINGS allow_nullable_key = 1;",
+    );
+    let table = d.path("t");
+    let mut reversed: Vec<&str> = csv.lines().skip(1).collect();
+    reversed.reverse();
+    let input_rev = d.file(
+        "rev.csv",
+        format!("a,b,id\n{}\n", reversed.join("\n")).as_bytes(),
+    );
+    let (_, stderr) = ok(&ingest(&[
+        "--table",
+        table.to_str().unwrap(),
+        "--schema",
+        &schema,
+        "--block-rows",
+        "1000",
+        &input_rev,
+    ]));
+    assert!(stderr.contains("rows sorted by id\n"), "{stderr}");
+    assert_eq!(ints(&table, "id"), (0..3000).map(Some).collect::<Vec<_>>());
+    let kept = d.path("kept");
+    let (_, stderr) = ok(&ingest(&[
+        "--table",
+        kept.to_str().unwrap(),
+        "--schema",
+        &schema,
+        "--no-sort",
+        &input,
+    ]));
+    assert!(!stderr.contains("sorted"), "{stderr}");
+    assert_eq!(
+        ints(&kept, "id"),
+        rows_in.iter().map(|r| Some(r.2)).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn sort_errors_leave_no_table_and_no_runs() {
+    let d = Dir::new();
+    let (mut csv, _) = sortable_csv(2500);
+    let table = d.path("t");
+    let input = d.file("in.csv", csv.as_bytes());
+    let e = failed(&ingest(&[
+        "--table",
+        table.to_str().unwrap(),
+        "--sort-by",
+        "a,nope",
+        &input,
+    ]));
+    assert!(e.contains("cannot sort by nope"), "{e}");
+    assert!(!table.exists());
+    // A bad row in the last block fails the ingest after runs were spilled.
+    csv.push_str("1,x,not-a-number\n");
+    let bad = d.file("bad.csv", csv.as_bytes());
+    let e = failed(&ingest(&[
+        "--table",
+        table.to_str().unwrap(),
+        "--schema",
+        &d.file("s.sql", b"CREATE TABLE t (a BIGINT, b TEXT, id BIGINT)"),
+        "--block-rows",
+        "500",
+        "--sort-by",
+        "b",
+        &bad,
+    ]));
+    assert!(e.contains("not-a-number"), "{e}");
+    assert!(!table.exists());
+    assert_eq!(hidden_entries(d.0.path()), Vec::<String>::new());
+}

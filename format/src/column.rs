@@ -205,6 +205,37 @@ impl ColumnData {
             .is_some_and(|n| n.iter().take(rows).any(|&null| null))
     }
 
+    /// The key of row `i` of a fixed-width column (`None` for strings, or a
+    /// row or entry past the end). A NULL row's key is meaningless.
+    pub fn key_at(&self, i: usize) -> Option<u64> {
+        match self {
+            ColumnData::Fixed { keys, .. } => keys.get(i).copied(),
+            ColumnData::FixedDict {
+                entries, indices, ..
+            } => entries.get(*indices.get(i)? as usize).copied(),
+            ColumnData::Strings { .. } | ColumnData::StringDict { .. } => None,
+        }
+    }
+
+    /// The bytes of row `i` of a string column (`None` for fixed-width
+    /// columns, or a row or entry past the end). A NULL row's bytes are
+    /// meaningless.
+    pub fn str_at(&self, i: usize) -> Option<&[u8]> {
+        let (bytes, offsets, e) = match self {
+            ColumnData::Strings { bytes, offsets, .. } => (bytes, offsets, i),
+            ColumnData::StringDict {
+                bytes,
+                offsets,
+                indices,
+                ..
+            } => (bytes, offsets, *indices.get(i)? as usize),
+            ColumnData::Fixed { .. } | ColumnData::FixedDict { .. } => return None,
+        };
+        let start = usize::try_from(*offsets.get(e)?).ok()?;
+        let end = usize::try_from(*offsets.get(e + 1)?).ok()?;
+        bytes.get(start..end)
+    }
+
     /// Appends the rows of `other`, a column of the same kind, after this
     /// one's (moving `other` in when this one is empty). Plain and
     /// dictionary-coded strings mix: the result is dictionary-coded. Plain

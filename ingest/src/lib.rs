@@ -10,7 +10,8 @@
 //! globs, stdin, gzip/zstd), [`text`], [`csv`], [`tsv`] (records and fields),
 //! [`parse`] (text to values), [`infer`] (schemas from samples),
 //! [`parquet`] (Parquet column readers), [`text_input`] (text blocks),
-//! [`pipeline`] (parallel ordered writing), [`error`].
+//! [`pipeline`] (parallel ordered writing), [`sort`] (sorting rows by a
+//! key on the way), [`error`].
 
 pub mod count;
 pub mod csv;
@@ -21,6 +22,7 @@ pub mod parquet;
 pub mod parse;
 pub mod pipeline;
 pub mod schema_sql;
+pub mod sort;
 pub mod text;
 pub mod text_input;
 pub mod tsv;
@@ -31,8 +33,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use strata_format::{
-    encode_block_rows, encode_block_with, Compression, EncodeOptions, Schema, TableWriter,
-    WriteOptions, DEFAULT_BLOCK_ROWS,
+    encode_block_rows, encode_block_with, ColumnData, Compression, EncodeOptions, Schema,
+    TableWriter, WriteOptions, DEFAULT_BLOCK_ROWS,
 };
 
 pub use error::{IngestError, Position, Result, RowError};
@@ -94,6 +96,11 @@ pub struct IngestOptions {
     /// the table may hold more): the first rows of the input, in order.
     /// `None` reads everything.
     pub max_rows: Option<u64>,
+    /// Sort the ingested rows by these columns (most significant first;
+    /// NULLs last, ties in input order) before writing them: see [`sort`].
+    /// With `append`, the new rows are sorted among themselves. `None` or
+    /// empty keeps the input order.
+    pub sort_by: Option<Vec<String>>,
 }
 
 impl Default for IngestOptions {
@@ -112,6 +119,7 @@ impl Default for IngestOptions {
             sync: true,
             compression: Compression::default(),
             max_rows: None,
+            sort_by: None,
         }
     }
 }
@@ -122,6 +130,82 @@ impl IngestOptions {
         EncodeOptions {
             compression: self.compression,
         }
+    }
+}
+
+/// Where a parsed block goes: to the encoder, or sorted into a run.
+#[derive(Clone)]
+struct BlockSink {
+    schema: Arc<Schema>,
+    encoding: EncodeOptions,
+    sorter: Option<Arc<sort::Sorter>>,
+}
+
+impl BlockSink {
+    /// The pipeline's result for the `seq`-th block of the input: its
+    /// `rows` good rows and the bad rows skipped.
+    fn take(
+        &self,
+        seq: u64,
+        rows: usize,
+        columns: Vec<ColumnData>,
+        bad: pipeline::BadRows,
+    ) -> Result<Done> {
+        let (rows, encoded) = match (&self.sorter, rows) {
+            (_, 0) => (0, None),
+            (Some(sorter), _) => {
+                // Counted as written when merged.
+                sorter.spill(seq, rows, columns)?;
+                (0, None)
+            }
+            (None, _) => (
+                rows,
+                Some(encode_block_with(
+                    &self.schema,
+                    rows,
+                    columns,
+                    self.encoding,
+                )?),
+            ),
+        };
+        Ok(Done {
+            rows,
+            encoded,
+            bad_count: bad.count,
+            bad: bad.first,
+        })
+    }
+
+    /// With a sort, waits for every run and merges them into the table's
+    /// blocks, reporting progress from `progress`.
+    fn finish(
+        &self,
+        pipeline: &mut Pipeline,
+        mut progress: Progress,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> Result<()> {
+        let Some(sorter) = &self.sorter else {
+            return Ok(());
+        };
+        pipeline.wait_all()?;
+        let pool = pipeline.pool().clone();
+        let block_rows = pipeline.block_rows();
+        sorter.merge(block_rows, &pool, &mut |rows, columns| {
+            let schema = self.schema.clone();
+            let encoding = self.encoding;
+            pipeline.submit(move || {
+                Ok(Done {
+                    rows,
+                    encoded: Some(encode_block_with(&schema, rows, columns, encoding)?),
+                    bad_count: 0,
+                    bad: Vec::new(),
+                })
+            })?;
+            pipeline.poll()?;
+            progress.rows_written = pipeline.written.rows;
+            on_event(Event::Progress(progress));
+            Ok(())
+        })
     }
 }
 
@@ -191,6 +275,8 @@ pub struct IngestSummary {
     pub first_bad_rows: Vec<RowError>,
     /// Wall time.
     pub elapsed: Duration,
+    /// The columns the rows were sorted by (empty: input order).
+    pub sorted_by: Vec<String>,
 }
 
 fn resolve_format(paths: &[PathBuf], given: Option<InputFormat>) -> Result<InputFormat> {
@@ -270,6 +356,7 @@ pub fn run(
         bytes_total: None,
         started,
         input_columns: Vec::new(),
+        sorted_by: Vec::new(),
     };
     match format {
         InputFormat::Parquet => ctx.parquet(appender, on_event),
@@ -285,6 +372,7 @@ struct Run<'a> {
     bytes_total: Option<u64>,
     started: Instant,
     input_columns: Vec<String>,
+    sorted_by: Vec<String>,
 }
 
 /// The columns of `schema` that `columns` chooses (see
@@ -330,6 +418,27 @@ fn submit_row_counts(
 }
 
 impl Run<'_> {
+    /// Where blocks of `schema` go: sorted first when the options name a key.
+    fn sink(&mut self, schema: &Schema) -> Result<BlockSink> {
+        let names = self.options.sort_by.as_deref().unwrap_or_default();
+        let sorter = if names.is_empty() || schema.fields.is_empty() {
+            None
+        } else {
+            let key = sort::SortKey::resolve(schema, names)?;
+            self.sorted_by = key
+                .columns()
+                .iter()
+                .map(|&c| schema.fields[c].name.clone())
+                .collect();
+            Some(Arc::new(sort::Sorter::new(schema, key, self.table)?))
+        };
+        Ok(BlockSink {
+            schema: Arc::new(schema.clone()),
+            encoding: self.options.encoding(),
+            sorter,
+        })
+    }
+
     /// The writer (already open when appending) and where the schema is from.
     fn writer(
         &self,
@@ -385,6 +494,7 @@ impl Run<'_> {
             bad_rows: written.bad_count,
             first_bad_rows: written.bad,
             elapsed: self.started.elapsed(),
+            sorted_by: self.sorted_by.clone(),
         })
     }
 
@@ -424,6 +534,7 @@ impl Run<'_> {
             schema: &schema,
             source,
         });
+        let sink = self.sink(&schema)?;
         let mut pipeline = Pipeline::new(writer, self.options.threads, self.options.max_errors)?;
         let mut src = parquet::ParquetSource::new(
             self.paths.clone(),
@@ -431,37 +542,27 @@ impl Run<'_> {
             self.options.max_errors,
         )
         .reusing(opened);
-        let arc_schema = Arc::new(schema.clone());
-        let encoding = self.options.encoding();
         let mut rows_read = 0u64;
+        let mut progress = Progress::default();
+        let mut seq = 0;
         while let Some(block) = src.next_block(pipeline.pool(), block_rows)? {
             rows_read += (block.rows as u64) + block.bad.count;
-            let s = arc_schema.clone();
-            pipeline.submit(move || {
-                let encoded = if block.rows > 0 {
-                    Some(encode_block_with(&s, block.rows, block.columns, encoding)?)
-                } else {
-                    None
-                };
-                Ok(Done {
-                    rows: block.rows,
-                    encoded,
-                    bad_count: block.bad.count,
-                    bad: block.bad.first,
-                })
-            })?;
+            let sink = sink.clone();
+            pipeline.submit(move || sink.take(seq, block.rows, block.columns, block.bad))?;
+            seq += 1;
             pipeline.poll()?;
-            let bytes_read = src.bytes_read();
-            on_event(Event::Progress(Progress {
+            progress = Progress {
                 rows_read,
                 rows_written: pipeline.written.rows,
-                bytes_read,
+                bytes_read: src.bytes_read(),
                 bytes_total: self.bytes_total,
-            }));
+            };
+            on_event(Event::Progress(progress));
             if self.options.max_rows.is_some_and(|m| rows_read >= m) {
                 break;
             }
         }
+        sink.finish(&mut pipeline, progress, on_event)?;
         let bytes_in = self.bytes_total.unwrap_or(src.bytes_done);
         self.summary(schema, source, pipeline, bytes_in)
     }
@@ -474,7 +575,6 @@ impl Run<'_> {
     ) -> Result<IngestSummary> {
         self.bytes_total = input::total_size(&self.paths);
         let opts = self.options;
-        let encoding = opts.encoding();
         let dialect = match format {
             InputFormat::Csv => TextDialect::Csv {
                 delimiter: opts.delimiter.unwrap_or(b','),
@@ -566,6 +666,7 @@ impl Run<'_> {
             source_index,
             max_errors: opts.max_errors,
         });
+        let sink = self.sink(&schema)?;
         let mut pipeline = Pipeline::new(writer, opts.threads, opts.max_errors)?;
         if schema.fields.is_empty() {
             // No column chosen: count the records, split no field.
@@ -590,6 +691,8 @@ impl Run<'_> {
             return self.summary(schema, source, pipeline, bytes_in);
         }
         let mut rows_read = 0u64;
+        let mut progress = Progress::default();
+        let mut seq = 0;
         // Workers hand finished blocks back: reusing their buffers saves
         // faulting in fresh memory for every block.
         let (recycle, recycled) = std::sync::mpsc::channel::<RawBlock>();
@@ -610,37 +713,26 @@ impl Run<'_> {
             rows_read += block.len() as u64;
             let ctx = ctx.clone();
             let recycle = recycle.clone();
+            let sink = sink.clone();
             pipeline.submit(move || {
                 let built = text_input::build_columns(&ctx, &block);
                 let _ = recycle.send(block);
-                let encoded = if built.rows > 0 {
-                    Some(encode_block_with(
-                        &ctx.schema,
-                        built.rows,
-                        built.columns,
-                        encoding,
-                    )?)
-                } else {
-                    None
-                };
-                Ok(Done {
-                    rows: built.rows,
-                    encoded,
-                    bad_count: built.bad.count,
-                    bad: built.bad.first,
-                })
+                sink.take(seq, built.rows, built.columns, built.bad)
             })?;
+            seq += 1;
             pipeline.poll()?;
-            on_event(Event::Progress(Progress {
+            progress = Progress {
                 rows_read,
                 rows_written: pipeline.written.rows,
                 bytes_read: counter.load(Ordering::Relaxed),
                 bytes_total: self.bytes_total,
-            }));
+            };
+            on_event(Event::Progress(progress));
             if opts.max_rows.is_some_and(|m| rows_read >= m) {
                 break;
             }
         }
+        sink.finish(&mut pipeline, progress, on_event)?;
         let bytes_in = counter.load(Ordering::Relaxed);
         self.summary(schema, source, pipeline, bytes_in)
     }

@@ -23,6 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
 
 use strata_format::{EncodedBlock, TableWriter, WriteSummary};
 
@@ -63,7 +64,7 @@ pub struct Written {
 
 /// Runs jobs on a pool and writes their blocks in order.
 pub struct Pipeline {
-    pool: rayon::ThreadPool,
+    pool: Arc<rayon::ThreadPool>,
     tx: Sender<JobResult>,
     rx: Receiver<JobResult>,
     writer: TableWriter,
@@ -84,6 +85,7 @@ impl Pipeline {
             .thread_name(|i| format!("strata-ingest-{i}"))
             .build()
             .map_err(|e| IngestError::Internal(format!("cannot start worker threads: {e}")))?;
+        let pool = Arc::new(pool);
         let (tx, rx) = channel();
         let max_outstanding = pool.current_num_threads() as u64 + 1;
         Ok(Pipeline {
@@ -101,8 +103,21 @@ impl Pipeline {
     }
 
     /// The worker pool (for parallel work the reading thread does itself).
-    pub fn pool(&self) -> &rayon::ThreadPool {
+    pub fn pool(&self) -> &Arc<rayon::ThreadPool> {
         &self.pool
+    }
+
+    /// Rows per block of the table being written.
+    pub fn block_rows(&self) -> usize {
+        self.writer.block_rows()
+    }
+
+    /// Waits for every job submitted so far and writes their blocks.
+    pub fn wait_all(&mut self) -> Result<()> {
+        while self.next_write < self.next_seq {
+            self.receive_one()?;
+        }
+        Ok(())
     }
 
     /// Queues a job producing the next block; first waits (writing finished
@@ -187,9 +202,7 @@ impl Pipeline {
 
     /// Waits for every job, writes the rest and publishes the table.
     pub fn finish(mut self) -> Result<(WriteSummary, Written)> {
-        while self.next_write < self.next_seq {
-            self.receive_one()?;
-        }
+        self.wait_all()?;
         let summary = self.writer.finish()?;
         Ok((summary, self.written))
     }

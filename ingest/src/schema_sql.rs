@@ -4,8 +4,14 @@
 //! DuckDB and PostgreSQL dialects in turn. Column types may be written the
 //! ClickHouse way (`UInt64`, `String`, `DateTime`, `Nullable(T)`,
 //! `LowCardinality(T)`, ...) or the SQL/DuckDB way (`BIGINT`, `TEXT`,
-//! `VARCHAR(n)`, `TIMESTAMP`, `DECIMAL(p,s)`, ...). Engine clauses, keys,
+//! `VARCHAR(n)`, `TIMESTAMP`, `DECIMAL(p,s)`, ...). Engine clauses,
 //! settings, defaults and comments are ignored.
+//!
+//! Sort key: ClickHouse's `ORDER BY` clause, else its `PRIMARY KEY` clause,
+//! else the SQL primary key (a table constraint or a column's `PRIMARY KEY`)
+//! is the order [`TableDef::sort_key`] gives: the columns it names, up to
+//! the first expression that is not a plain column (`intHash32(UserID)`),
+//! since strata sorts by columns only.
 //!
 //! Nullability: a statement is read with ClickHouse rules when it has an
 //! `ENGINE` clause or uses a ClickHouse-only type name; then a column is
@@ -37,12 +43,15 @@ pub struct TableDef {
     pub name: String,
     /// The columns.
     pub schema: Schema,
+    /// The columns the table is declared sorted by (see the module docs);
+    /// empty when it declares no order.
+    pub sort_key: Vec<String>,
 }
 
 /// Parses one `CREATE TABLE` statement (other statements around it, such as
 /// `DROP TABLE`, are ignored) into a schema.
 pub fn parse_create_table(sql: &str) -> Result<TableDef> {
-    let (statement, has_engine) = isolate_create_table(sql)?;
+    let isolated = isolate_create_table(sql)?;
     let dialects: [&dyn Dialect; 4] = [
         &ClickHouseDialect {},
         &GenericDialect {},
@@ -51,8 +60,14 @@ pub fn parse_create_table(sql: &str) -> Result<TableDef> {
     ];
     let mut first_error = None;
     for dialect in dialects {
-        match Parser::parse_sql(dialect, &statement) {
-            Ok(statements) => return table_from_statements(statements, has_engine),
+        match Parser::parse_sql(dialect, &isolated.text) {
+            Ok(statements) => {
+                let mut def = table_from_statements(statements, isolated.has_engine)?;
+                if let Some(key) = &isolated.key {
+                    def.sort_key = key.clone();
+                }
+                return Ok(def);
+            }
             Err(e) => {
                 first_error.get_or_insert(e);
             }
@@ -72,7 +87,7 @@ fn is_word(t: &Token, word: &str) -> bool {
 /// follows the column list (`ENGINE`, `ORDER BY`, `SETTINGS`, ...: sqlparser
 /// does not know every engine clause, and strata needs none of them), and
 /// says whether an `ENGINE` clause was there.
-fn isolate_create_table(sql: &str) -> Result<(String, bool)> {
+fn isolate_create_table(sql: &str) -> Result<Isolated> {
     let tokens = Tokenizer::new(&ClickHouseDialect {}, sql)
         .tokenize()
         .map_err(|e| IngestError::Schema(format!("cannot read the CREATE TABLE statement: {e}")))?;
@@ -125,7 +140,86 @@ fn isolate_create_table(sql: &str) -> Result<(String, bool)> {
     let end = end.unwrap_or(create.len());
     let text: String = create[..end].iter().map(|t| t.to_string()).collect();
     let has_engine = create[end..].iter().any(|t| is_word(t, "ENGINE"));
-    Ok((text, has_engine))
+    let tail: Vec<&Token> = create[end..]
+        .iter()
+        .filter(|t| !matches!(t, Token::Whitespace(_)))
+        .collect();
+    let key = clause_key(&tail, "ORDER", "BY").or_else(|| clause_key(&tail, "PRIMARY", "KEY"));
+    Ok(Isolated {
+        text,
+        has_engine,
+        key,
+    })
+}
+
+/// The `CREATE TABLE name (...)` part of a statement, and what follows it.
+struct Isolated {
+    text: String,
+    has_engine: bool,
+    /// The columns of an `ORDER BY` or `PRIMARY KEY` clause after the column list.
+    key: Option<Vec<String>>,
+}
+
+/// Words that start a clause after a ClickHouse column list.
+const CLAUSES: [&str; 8] = [
+    "ENGINE",
+    "ORDER",
+    "PRIMARY",
+    "PARTITION",
+    "SAMPLE",
+    "SETTINGS",
+    "TTL",
+    "COMMENT",
+];
+
+/// The leading plain columns of the key after `first second` (`ORDER BY`,
+/// `PRIMARY KEY`) in `tail`: `(a, b, f(c))` or a single `a`.
+fn clause_key(tail: &[&Token], first: &str, second: &str) -> Option<Vec<String>> {
+    let at = tail
+        .windows(2)
+        .position(|w| is_word(w[0], first) && is_word(w[1], second))?;
+    let rest = &tail[at + 2..];
+    // The items, each as its tokens.
+    let mut items: Vec<Vec<&Token>> = vec![Vec::new()];
+    match rest.first() {
+        Some(Token::LParen) => {
+            let mut depth = 0usize;
+            for t in &rest[1..] {
+                match t {
+                    Token::LParen => depth += 1,
+                    Token::RParen if depth == 0 => break,
+                    Token::RParen => depth -= 1,
+                    Token::Comma if depth == 0 => {
+                        items.push(Vec::new());
+                        continue;
+                    }
+                    _ => {}
+                }
+                if let Some(item) = items.last_mut() {
+                    item.push(t);
+                }
+            }
+        }
+        _ => {
+            for t in rest {
+                if *t == &Token::SemiColon || CLAUSES.iter().any(|c| is_word(t, c)) {
+                    break;
+                }
+                if let Some(item) = items.last_mut() {
+                    item.push(t);
+                }
+            }
+        }
+    }
+    Some(
+        items
+            .iter()
+            .map_while(|item| match item.as_slice() {
+                [Token::Word(w)] => Some(w.value.clone()),
+                _ => None,
+            })
+            .collect(),
+    )
 }
 
 fn table_from_statements(statements: Vec<Statement>, has_engine: bool) -> Result<TableDef> {
@@ -150,7 +244,7 @@ fn table_from_create(create: &CreateTable, has_engine: bool) -> Result<TableDef>
             .columns
             .iter()
             .any(|c| is_clickhouse_type(&c.data_type));
-    let primary_key: Vec<String> = create
+    let mut primary_key: Vec<String> = create
         .constraints
         .iter()
         .filter_map(|c| match c {
@@ -164,6 +258,18 @@ fn table_from_create(create: &CreateTable, has_engine: bool) -> Result<TableDef>
         })
         .flatten()
         .collect();
+    if primary_key.is_empty() {
+        primary_key = create
+            .columns
+            .iter()
+            .filter(|c| {
+                c.options
+                    .iter()
+                    .any(|o| matches!(o.option, ColumnOption::PrimaryKey(_)))
+            })
+            .map(|c| c.name.value.clone())
+            .collect();
+    }
     let mut fields = Vec::with_capacity(create.columns.len());
     for col in &create.columns {
         fields.push(field_from_column(col, clickhouse, &primary_key)?);
@@ -177,7 +283,16 @@ fn table_from_create(create: &CreateTable, has_engine: bool) -> Result<TableDef>
             Some(ident) => ident.value.clone(),
             None => p.to_string(),
         });
-    Ok(TableDef { name, schema })
+    let sort_key = primary_key
+        .iter()
+        .map(|k| k.trim_matches(['"', '`']).to_string())
+        .take_while(|k| schema.fields.iter().any(|f| &f.name == k))
+        .collect();
+    Ok(TableDef {
+        name,
+        schema,
+        sort_key,
+    })
 }
 
 fn field_from_column(col: &ColumnDef, clickhouse: bool, primary_key: &[String]) -> Result<Field> {
@@ -432,6 +547,36 @@ mod tests {
 
     fn field<'a>(s: &'a Schema, name: &str) -> &'a Field {
         &s.fields[s.index_of(name).unwrap()]
+    }
+
+    #[test]
+    fn sort_keys_come_from_order_by_then_primary_key() {
+        let key = |sql: &str| parse_create_table(sql).unwrap().sort_key;
+        assert_eq!(
+            key(&clickbench("create-clickhouse.sql")),
+            ["CounterID", "EventDate", "UserID", "EventTime", "WatchID"]
+        );
+        assert!(key(&clickbench("create-duckdb.sql")).is_empty());
+        let ch = "CREATE TABLE t (a UInt32, b String, c DateTime) ENGINE = MergeTree";
+        assert_eq!(key(&format!("{ch} ORDER BY b")), ["b"]);
+        assert_eq!(
+            key(&format!("{ch} ORDER BY (c, a) PRIMARY KEY c")),
+            ["c", "a"]
+        );
+        assert_eq!(
+            key(&format!("{ch} PRIMARY KEY (a) ORDER BY (a, b)")),
+            ["a", "b"]
+        );
+        assert_eq!(key(&format!("{ch} PRIMARY KEY a SETTINGS x = 1")), ["a"]);
+        // Up to the first expression.
+        assert_eq!(key(&format!("{ch} ORDER BY (a, intHash32(b), c)")), ["a"]);
+        assert!(key(&format!("{ch} ORDER BY tuple()")).is_empty());
+        assert_eq!(
+            key("CREATE TABLE t (a INT, b TEXT, PRIMARY KEY (b, a))"),
+            ["b", "a"]
+        );
+        assert_eq!(key("CREATE TABLE t (a INT PRIMARY KEY, b TEXT)"), ["a"]);
+        assert!(key("CREATE TABLE t (a INT, b TEXT)").is_empty());
     }
 
     #[test]
