@@ -90,6 +90,11 @@ pub struct SuiteArgs {
     /// Run only these queries (1-based, comma-separated); default all.
     #[arg(long, value_delimiter = ',')]
     pub queries: Vec<usize>,
+    /// Sort strata's table by the sort key of the suite's ClickHouse table
+    /// (its ORDER BY or PRIMARY KEY), as the ClickHouse peer's MergeTree
+    /// stores it; by default strata keeps the input order, as DuckDB does.
+    #[arg(long)]
+    pub strata_sort: bool,
 }
 
 /// The format of a data set's files.
@@ -337,6 +342,18 @@ fn run_strata(
     std::fs::create_dir_all(&db_dir)?;
     let def = strata_ingest::parse_create_table(ctx.suite.create_duckdb)
         .context("parsing the suite's CREATE TABLE")?;
+    let sort_by = if args.strata_sort {
+        let key = strata_ingest::parse_create_table(ctx.suite.create_clickhouse)
+            .context("parsing the suite's ClickHouse CREATE TABLE")?
+            .sort_key;
+        eprintln!(
+            "[strata] sorting by the ClickHouse table's key ({})",
+            key.join(", ")
+        );
+        Some(key)
+    } else {
+        None
+    };
     let options = strata_ingest::IngestOptions {
         format: Some(match data.format {
             DataFormat::Tsv => strata_ingest::InputFormat::Tsv,
@@ -346,6 +363,7 @@ fn run_strata(
         header: Some(false),
         threads,
         schema: Some(def.schema),
+        sort_by,
         ..Default::default()
     };
     let inputs: Vec<String> = data
