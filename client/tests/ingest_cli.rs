@@ -778,3 +778,34 @@ fn sort_errors_leave_no_table_and_no_runs() {
     assert!(!table.exists());
     assert_eq!(hidden_entries(d.0.path()), Vec::<String>::new());
 }
+
+#[test]
+fn append_sorts_the_new_rows_among_themselves() {
+    let d = Dir::new();
+    let table = d.path("t");
+    let first = d.file("a.csv", b"k,v\n5,x\n1,y\n3,z\n");
+    let second = d.file("b.csv", b"k,v\n4,p\n0,q\n2,r\n");
+    ok(&ingest(&[
+        "--table",
+        table.to_str().unwrap(),
+        "--sort-by",
+        "k",
+        &first,
+    ]));
+    let (_, stderr) = ok(&ingest(&[
+        "--table",
+        table.to_str().unwrap(),
+        "--append",
+        "--sort-by",
+        "k",
+        &second,
+    ]));
+    assert!(stderr.contains("rows sorted by k"), "{stderr}");
+    // Each ingest's rows are sorted; the table keeps them in ingest order.
+    assert_eq!(ints(&table, "k"), [1, 3, 5, 0, 2, 4].map(Some).to_vec());
+    assert_eq!(
+        strs(&table, "v"),
+        ["y", "z", "x", "q", "r", "p"].map(s).to_vec()
+    );
+    assert_eq!(hidden_entries(d.0.path()), Vec::<String>::new());
+}
