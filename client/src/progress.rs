@@ -21,8 +21,24 @@ pub fn progress_bar() -> ProgressBar {
     bar
 }
 
-/// Moves `bar` to the progress `p` reports.
+/// Moves `bar` to the progress `p` reports: input bytes read, or while a
+/// sorted ingest merges its runs, rows merged.
 pub fn show(bar: &ProgressBar, p: &strata_ingest::Progress) {
+    if let Some(total) = p.merging {
+        if bar.message() != "merging sorted runs" {
+            let style = ProgressStyle::with_template(
+                "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} rows (ETA {eta}) {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+            bar.set_style(style);
+            bar.reset_eta();
+            bar.set_length(total);
+            bar.set_message("merging sorted runs");
+        }
+        bar.set_position(p.rows_written);
+        return;
+    }
     if let Some(total) = p.bytes_total {
         bar.set_length(total);
     }

@@ -188,6 +188,8 @@ impl BlockSink {
             return Ok(());
         };
         pipeline.wait_all()?;
+        progress.merging = Some(sorter.rows());
+        on_event(Event::Progress(progress));
         let pool = pipeline.pool().clone();
         let block_rows = pipeline.block_rows();
         sorter.merge(block_rows, &pool, &mut |rows, columns| {
@@ -233,6 +235,9 @@ pub struct Progress {
     pub bytes_read: u64,
     /// Total input bytes, when known (not for standard input).
     pub bytes_total: Option<u64>,
+    /// While sorted runs are merged into the table (the input is all read):
+    /// the rows to merge; `rows_written` of them are written.
+    pub merging: Option<u64>,
 }
 
 /// What [`run`] reports while it works.
@@ -556,6 +561,7 @@ impl Run<'_> {
                 rows_written: pipeline.written.rows,
                 bytes_read: src.bytes_read(),
                 bytes_total: self.bytes_total,
+                merging: None,
             };
             on_event(Event::Progress(progress));
             if self.options.max_rows.is_some_and(|m| rows_read >= m) {
@@ -686,6 +692,7 @@ impl Run<'_> {
                 rows_written: rows,
                 bytes_read: bytes.load(Ordering::Relaxed),
                 bytes_total: self.bytes_total,
+                merging: None,
             }));
             let bytes_in = bytes.load(Ordering::Relaxed);
             return self.summary(schema, source, pipeline, bytes_in);
@@ -726,6 +733,7 @@ impl Run<'_> {
                 rows_written: pipeline.written.rows,
                 bytes_read: counter.load(Ordering::Relaxed),
                 bytes_total: self.bytes_total,
+                merging: None,
             };
             on_event(Event::Progress(progress));
             if opts.max_rows.is_some_and(|m| rows_read >= m) {
