@@ -208,20 +208,41 @@ fn map_chars(s: &[u8], upper: bool) -> Vec<u8> {
             s.to_ascii_lowercase()
         };
     };
-    // Character by character, as DuckDB (ß stays ß).
+    // Character by character with Unicode's simple (one-to-one) case
+    // mapping, as DuckDB (utf8proc). Rust gives the full mapping, which
+    // differs only where it is several characters: there the simple
+    // mapping is one of a few below, or the character itself.
+    fn single(mut it: impl Iterator<Item = char>, c: char) -> char {
+        match (it.next(), it.next()) {
+            (Some(m), None) => m,
+            _ => c,
+        }
+    }
+    fn simple_upper(c: char) -> char {
+        let cp = c as u32;
+        let mapped = match cp {
+            0xDF => 0x1E9E,
+            // Greek with ypogegrammeni: to the prosgegrammeni capital.
+            0x1F80..=0x1F87 | 0x1F90..=0x1F97 | 0x1FA0..=0x1FA7 => cp + 8,
+            0x1FB3 | 0x1FC3 | 0x1FF3 => cp + 9,
+            _ => return single(c.to_uppercase(), c),
+        };
+        char::from_u32(mapped).unwrap_or(c)
+    }
+    fn simple_lower(c: char) -> char {
+        match c {
+            '\u{130}' => 'i',
+            _ => single(c.to_lowercase(), c),
+        }
+    }
     let mut out = String::with_capacity(t.len());
     for c in t.chars() {
-        let mut it: Vec<char> = if upper {
-            c.to_uppercase().collect()
-        } else {
-            c.to_lowercase().collect()
-        };
-        if c == 'ß' && upper {
-            it = vec!['ẞ'];
-        } else if it.len() != 1 {
-            it = vec![c];
-        }
-        out.extend(it);
+        out.push(match c {
+            _ if c.is_ascii() && upper => c.to_ascii_uppercase(),
+            _ if c.is_ascii() => c.to_ascii_lowercase(),
+            _ if upper => simple_upper(c),
+            _ => simple_lower(c),
+        });
     }
     out.into_bytes()
 }
@@ -430,6 +451,15 @@ mod tests {
             "STRAẞE".as_bytes().to_vec()
         );
         assert_eq!(map_chars(b"A\xffB", false), b"a\xffb".to_vec());
+        // DuckDB's answers (upper/lower of each string).
+        assert_eq!(
+            map_chars("Ёлка ǅ İstanbul ŉ ᾳ ᾀ ﬀ ǰ".as_bytes(), true),
+            "ЁЛКА Ǆ İSTANBUL ŉ ᾼ ᾈ ﬀ ǰ".as_bytes().to_vec()
+        );
+        assert_eq!(
+            map_chars("ЁЛКА ǅ İSTANBUL ẞ ᾼ ᾈ".as_bytes(), false),
+            "ёлка ǆ istanbul ß ᾳ ᾀ".as_bytes().to_vec()
+        );
         assert_eq!(trim(b"  x  ", None, true, false), b"x  ".to_vec());
         assert_eq!(char_starts("ёx".as_bytes()).len(), 2);
         for s in ["", "ёx", "日本語 text", "\u{1F600}!"] {
