@@ -228,6 +228,47 @@ fn realize_at_rows<'a>(expr: &TExpr, ctx: &BlockCtx, rows: &[u32]) -> Result<Rea
     Ok(realized_at_rows(expr, rows, sel_codes, keys))
 }
 
+/// [`realize_at_rows`] for an expression of the one column `c`: evaluated
+/// once per value of `c` the selected `rows` hold, at one row of each, in
+/// value order (so a monotone expression's keys come sorted).
+fn realize_expr1_at_rows<'a>(
+    expr: &TExpr,
+    ctx: &BlockCtx,
+    c: usize,
+    rows: &[u32],
+) -> Result<Realized<'a>> {
+    if let Some(r) = realize_string_case(expr, ctx, rows)? {
+        return Ok(r);
+    }
+    let col = codes_at(ctx, c, rows)?;
+    // Value index -> first position holding it, then its rank among the
+    // values held; NULL (u32::MAX) is the last slot.
+    let null = ctx.chunk(c)?.distinct();
+    let slot = |v: u32| {
+        if v == u32::MAX {
+            null
+        } else {
+            (v as usize).min(null)
+        }
+    };
+    let mut dense = vec![u32::MAX; null + 1];
+    for (i, &v) in col.iter().enumerate() {
+        let d = &mut dense[slot(v)];
+        if *d == u32::MAX {
+            *d = i as u32;
+        }
+    }
+    let mut reps = Vec::new();
+    for d in dense.iter_mut().filter(|d| **d != u32::MAX) {
+        reps.push(rows[*d as usize]);
+        *d = (reps.len() - 1) as u32;
+    }
+    let per_value = ctx.eval_one_at(&reps, expr)?;
+    let (map, keys) = dedup_keys(&per_value);
+    let codes = col.iter().map(|&v| map[dense[slot(v)] as usize]).collect();
+    Ok(realized_at_rows(expr, rows, codes, keys))
+}
+
 /// The [`Realized`] of per-row `codes` into `keys` at `rows`, with, for a
 /// string expression, a witness row per key (its string is recomputed from
 /// that row for the result).
@@ -349,9 +390,10 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<
                 wit: None,
             }
         }
-        // Fewer selected rows than distinct values: evaluate per row.
+        // Fewer selected rows than distinct values: evaluate once per value
+        // the rows hold.
         PartKind::Expr1(c) if rows.len().saturating_mul(2) < ctx.chunk(c)?.distinct() => {
-            realize_at_rows(&p.expr, ctx, rows)?
+            realize_expr1_at_rows(&p.expr, ctx, c, rows)?
         }
         PartKind::Expr1(c) => {
             let per_value = match &p.memo {
@@ -411,10 +453,25 @@ fn dedup_key_list(ks: &[Option<u128>]) -> (Vec<u32>, Vec<u128>) {
     let mut keys: Vec<u128> = ks.iter().flatten().copied().collect();
     keys.sort_unstable();
     keys.dedup();
+    // Clustered rows (a sorted table, a session's events) often repeat the
+    // previous entry's key or take the next one: try those before searching.
+    let mut last = 0usize;
     let codes = ks
         .iter()
         .map(|k| match k {
-            Some(k) => keys.binary_search(k).map_or(u32::MAX, |i| i as u32),
+            Some(k) => {
+                if keys.get(last) != Some(k) {
+                    last = if keys.get(last + 1) == Some(k) {
+                        last + 1
+                    } else {
+                        match keys.binary_search(k) {
+                            Ok(i) => i,
+                            Err(_) => return u32::MAX,
+                        }
+                    };
+                }
+                last as u32
+            }
             None => u32::MAX,
         })
         .collect();
