@@ -109,6 +109,17 @@ pub enum IngestError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// The sort's temporary runs could not be written or read back (a full
+    /// disk, ...).
+    #[error("sorting the rows: {action} {}: {error}; the sort needs free space beside the table for about the data's size", .path.display())]
+    Spill {
+        /// What failed: `creating`, `writing` or `reading`.
+        action: &'static str,
+        /// The run file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        error: std::io::Error,
+    },
     /// A Parquet file could not be decoded.
     #[error("reading Parquet file {}: {message}", .path.display())]
     Parquet {

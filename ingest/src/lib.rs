@@ -362,6 +362,7 @@ pub fn run(
         started,
         input_columns: Vec::new(),
         sorted_by: Vec::new(),
+        spill: None,
     };
     match format {
         InputFormat::Parquet => ctx.parquet(appender, on_event),
@@ -378,6 +379,8 @@ struct Run<'a> {
     started: Instant,
     input_columns: Vec<String>,
     sorted_by: Vec<String>,
+    /// Removes the sort's temporary runs when the ingest returns, however.
+    spill: Option<sort::SpillDir>,
 }
 
 /// The columns of `schema` that `columns` chooses (see
@@ -435,7 +438,9 @@ impl Run<'_> {
                 .iter()
                 .map(|&c| schema.fields[c].name.clone())
                 .collect();
-            Some(Arc::new(sort::Sorter::new(schema, key, self.table)?))
+            let sorter = sort::Sorter::new(schema, key, self.table)?;
+            self.spill = Some(sorter.spill_dir());
+            Some(Arc::new(sorter))
         };
         Ok(BlockSink {
             schema: Arc::new(schema.clone()),

@@ -142,7 +142,7 @@ struct RunWriter {
 
 impl RunWriter {
     fn create(path: PathBuf) -> Result<RunWriter> {
-        let file = File::create(&path).map_err(|e| IngestError::io(&path, e))?;
+        let file = File::create(&path).map_err(|e| spill_error("creating", &path, e))?;
         Ok(RunWriter {
             path,
             out: BufWriter::with_capacity(1 << 20, file),
@@ -158,7 +158,7 @@ impl RunWriter {
         encode_page(columns, rows, &mut self.buf)?;
         self.out
             .write_all(&self.buf)
-            .map_err(|e| IngestError::io(&self.path, e))?;
+            .map_err(|e| spill_error("writing", &self.path, e))?;
         self.pages.push(PageRef {
             offset: self.offset,
             len: self.buf.len(),
@@ -170,7 +170,7 @@ impl RunWriter {
     fn finish(self) -> Result<Run> {
         self.out
             .into_inner()
-            .map_err(|e| IngestError::io(&self.path, e.into_error()))?;
+            .map_err(|e| spill_error("writing", &self.path, e.into_error()))?;
         Ok(Run {
             path: self.path,
             pages: self.pages,
@@ -206,7 +206,7 @@ impl Sorter {
         // The table writer's temporary-name pattern, so that a crashed
         // ingest's runs are removed like its half-written blocks.
         let dir = parent.join(format!(".{name}.tmp-{}-{nanos}-sort", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| IngestError::io(&dir, e))?;
+        std::fs::create_dir_all(&dir).map_err(|e| spill_error("creating", &dir, e))?;
         Ok(Sorter {
             key,
             string_columns: schema
@@ -306,7 +306,7 @@ impl Sorter {
     ) -> Result<()> {
         let mut files = Vec::with_capacity(runs.len());
         for run in runs {
-            files.push(File::open(&run.path).map_err(|e| IngestError::io(&run.path, e))?);
+            files.push(File::open(&run.path).map_err(|e| spill_error("reading", &run.path, e))?);
         }
         let mut buf = Vec::new();
         let mut slots: Vec<Arc<Page>> = Vec::new();
@@ -411,7 +411,7 @@ impl Sorter {
         };
         buf.resize(r.len, 0);
         file.read_exact_at(buf, r.offset)
-            .map_err(|e| IngestError::io(&run.path, e))?;
+            .map_err(|e| spill_error("reading", &run.path, e))?;
         let page = decode_page(buf, &self.string_columns).ok_or_else(|| {
             IngestError::Internal(format!(
                 "sort run {} does not read back as written",
@@ -425,6 +425,34 @@ impl Sorter {
 impl Drop for Sorter {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Removes a sorter's temporary directory when dropped. The sorter itself
+/// does so when its last handle goes, but after a failure worker threads may
+/// still hold handles when the process exits: the ingest's caller keeps this
+/// guard and drops it when the ingest returns.
+#[derive(Debug)]
+pub struct SpillDir(PathBuf);
+
+impl Drop for SpillDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Sorter {
+    /// A guard removing this sorter's temporary directory when dropped.
+    pub fn spill_dir(&self) -> SpillDir {
+        SpillDir(self.dir.clone())
+    }
+}
+
+fn spill_error(action: &'static str, path: &Path, error: std::io::Error) -> IngestError {
+    IngestError::Spill {
+        action,
+        path: path.to_path_buf(),
+        error,
     }
 }
 
@@ -910,6 +938,28 @@ mod tests {
         }
         let (_, got) = sort(blocks, &["k"], 10_000);
         assert_eq!(got, expected(input, |r| (false, r.0, false, None)));
+    }
+
+    #[test]
+    fn the_guard_removes_the_runs_while_the_sorter_lives() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = schema();
+        let key = SortKey::resolve(&s, &["k".to_string()]).unwrap();
+        let sorter = Sorter::new(&s, key, &dir.path().join("t")).unwrap();
+        sorter
+            .spill(0, 2, block(&[(Some(2), Some("b"), 0), (Some(1), None, 1)]))
+            .unwrap();
+        let guard = sorter.spill_dir();
+        assert!(sorter.dir.join("run-0").exists());
+        drop(guard);
+        assert!(!sorter.dir.exists());
+        // A failed ingest's workers may still spill: that is an error, and
+        // leaves nothing behind.
+        let e = sorter
+            .spill(1, 1, block(&[(Some(3), Some("c"), 2)]))
+            .unwrap_err();
+        assert!(e.to_string().contains("sorting the rows: creating"), "{e}");
+        assert!(!sorter.dir.exists());
     }
 
     #[test]
