@@ -104,7 +104,7 @@ pub fn run(args: &QueryArgs) -> Result<()> {
         let start = Instant::now();
         let running = crate::sigint::Running::start(db.interrupter());
         let result = db.query_in(&catalog, &stmt).map_err(|e| match e {
-            strata::Error::Interrupted => anyhow::Error::new(crate::sigint::Interrupted),
+            strata::Error::Interrupted => anyhow::Error::new(crate::sigint::Interrupted("query")),
             e => anyhow!(e.render(&stmt)),
         })?;
         drop(running);

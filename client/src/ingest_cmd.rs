@@ -5,6 +5,8 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
@@ -152,6 +154,19 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         }
         None => (None, Vec::new()),
     };
+    // Ctrl-C stops the ingest at its next block, which removes what it
+    // wrote; a second Ctrl-C quits at once (temporary files are then removed
+    // by the next ingest into the same table).
+    let cancel = Arc::new(AtomicBool::new(false));
+    let _running = {
+        let cancel = cancel.clone();
+        crate::sigint::Running::on_interrupt(move || {
+            if cancel.swap(true, Ordering::Relaxed) {
+                std::process::exit(i32::from(crate::sigint::EXIT_INTERRUPTED));
+            }
+            eprintln!("\ninterrupting: removing what was written (Ctrl-C again to quit at once)");
+        })
+    };
     let sort_by = match (&args.sort_by, args.no_sort) {
         (_, true) => None,
         (Some(cols), false) => Some(cols.iter().map(|c| c.trim().to_string()).collect()),
@@ -180,6 +195,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         compression: args.compression.into(),
         max_rows: None,
         sort_by,
+        cancel: Some(cancel.clone()),
     };
     let table_name = args
         .table
@@ -224,6 +240,15 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
     let result = strata_ingest::run(&args.inputs, &args.table, &options, &mut on_event);
     if let Some(b) = &bar {
         b.finish_and_clear();
+    }
+    if let Err(strata_ingest::IngestError::Interrupted) = &result {
+        let what = if args.append {
+            "ingest interrupted; the table is unchanged"
+        } else {
+            "ingest interrupted; no table was created"
+        };
+        eprintln!("{what}");
+        return Err(anyhow::Error::new(crate::sigint::Interrupted("ingest")));
     }
     let summary = result.with_context(|| {
         if args.append {

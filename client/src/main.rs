@@ -96,7 +96,7 @@ fn main() -> ExitCode {
     };
     if matches!(
         cli.command,
-        Some(Command::Query(_)) | Some(Command::Repl(_)) | None
+        Some(Command::Query(_)) | Some(Command::Repl(_)) | Some(Command::Ingest(_)) | None
     ) {
         sigint::install(shell);
     }

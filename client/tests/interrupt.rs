@@ -116,3 +116,71 @@ fn ctrl_c_in_the_shell_interrupts_the_query_and_keeps_the_shell() {
     assert!(err.contains("query interrupted"), "stderr: {err}");
     assert!(out.contains("n\n300000\n"), "stdout: {out}");
 }
+
+/// Hidden entries of `dir`: the temporaries of an ingest.
+fn hidden(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+#[test]
+fn ctrl_c_stops_a_sorting_ingest_and_removes_what_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t");
+    let mut child = strata()
+        .args([
+            "ingest",
+            "--no-sync",
+            "--format",
+            "csv",
+            "--block-rows",
+            "1000",
+        ])
+        .args(["--sort-by", "b", "--table"])
+        .arg(&table)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let rows = |from: u64, to: u64| {
+        (from..to)
+            .map(|i| format!("{i},{}\n", i * 7919 % 100_003))
+            .collect::<String>()
+    };
+    stdin.write_all(b"a,b\n").unwrap();
+    stdin.write_all(rows(0, 20_000).as_bytes()).unwrap();
+    // Runs are being spilled once the temporary directories exist.
+    let start = Instant::now();
+    while hidden(dir.path()).len() < 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no spill started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    interrupt(&child);
+    // The reader notices at its next block; give it one, then end the input.
+    let _ = stdin.write_all(rows(20_000, 40_000).as_bytes());
+    drop(stdin);
+    let status = wait_within(&mut child, Duration::from_secs(30));
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "stderr: {stderr}");
+    assert!(
+        stderr.contains("ingest interrupted; no table was created"),
+        "stderr: {stderr}"
+    );
+    assert!(!table.exists());
+    assert_eq!(hidden(dir.path()), Vec::<String>::new());
+}

@@ -131,6 +131,10 @@ pub enum IngestError {
     /// The table writer failed (disk full, table already exists, ...).
     #[error(transparent)]
     Format(#[from] FormatError),
+    /// [`crate::IngestOptions::cancel`] was set: the ingest stopped and
+    /// removed what it wrote.
+    #[error("interrupted")]
+    Interrupted,
     /// A bug in this crate.
     #[error("internal error: {0}")]
     Internal(String),

@@ -101,6 +101,10 @@ pub struct IngestOptions {
     /// With `append`, the new rows are sorted among themselves. `None` or
     /// empty keeps the input order.
     pub sort_by: Option<Vec<String>>,
+    /// Once set (from another thread: a Ctrl-C handler), the ingest stops
+    /// at its next block with [`IngestError::Interrupted`], leaving no table
+    /// (or the table as it was).
+    pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for IngestOptions {
@@ -120,11 +124,20 @@ impl Default for IngestOptions {
             compression: Compression::default(),
             max_rows: None,
             sort_by: None,
+            cancel: None,
         }
     }
 }
 
 impl IngestOptions {
+    /// [`IngestError::Interrupted`] once [`IngestOptions::cancel`] is set.
+    fn check_cancel(&self) -> Result<()> {
+        match &self.cancel {
+            Some(c) if c.load(Ordering::Relaxed) => Err(IngestError::Interrupted),
+            _ => Ok(()),
+        }
+    }
+
     /// The encoder's choices these options make.
     fn encoding(&self) -> EncodeOptions {
         EncodeOptions {
@@ -182,6 +195,7 @@ impl BlockSink {
         &self,
         pipeline: &mut Pipeline,
         mut progress: Progress,
+        options: &IngestOptions,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> Result<()> {
         let Some(sorter) = &self.sorter else {
@@ -193,6 +207,7 @@ impl BlockSink {
         let pool = pipeline.pool().clone();
         let block_rows = pipeline.block_rows();
         sorter.merge(block_rows, &pool, &mut |rows, columns| {
+            options.check_cancel()?;
             let schema = self.schema.clone();
             let encoding = self.encoding;
             pipeline.submit(move || {
@@ -556,6 +571,7 @@ impl Run<'_> {
         let mut progress = Progress::default();
         let mut seq = 0;
         while let Some(block) = src.next_block(pipeline.pool(), block_rows)? {
+            self.options.check_cancel()?;
             rows_read += (block.rows as u64) + block.bad.count;
             let sink = sink.clone();
             pipeline.submit(move || sink.take(seq, block.rows, block.columns, block.bad))?;
@@ -573,7 +589,7 @@ impl Run<'_> {
                 break;
             }
         }
-        sink.finish(&mut pipeline, progress, on_event)?;
+        sink.finish(&mut pipeline, progress, self.options, on_event)?;
         let bytes_in = self.bytes_total.unwrap_or(src.bytes_done);
         self.summary(schema, source, pipeline, bytes_in)
     }
@@ -722,6 +738,7 @@ impl Run<'_> {
             if block.is_empty() {
                 continue;
             }
+            opts.check_cancel()?;
             rows_read += block.len() as u64;
             let ctx = ctx.clone();
             let recycle = recycle.clone();
@@ -745,7 +762,7 @@ impl Run<'_> {
                 break;
             }
         }
-        sink.finish(&mut pipeline, progress, on_event)?;
+        sink.finish(&mut pipeline, progress, opts, on_event)?;
         let bytes_in = counter.load(Ordering::Relaxed);
         self.summary(schema, source, pipeline, bytes_in)
     }
