@@ -453,25 +453,10 @@ fn dedup_key_list(ks: &[Option<u128>]) -> (Vec<u32>, Vec<u128>) {
     let mut keys: Vec<u128> = ks.iter().flatten().copied().collect();
     keys.sort_unstable();
     keys.dedup();
-    // Clustered rows (a sorted table, a session's events) often repeat the
-    // previous entry's key or take the next one: try those before searching.
-    let mut last = 0usize;
     let codes = ks
         .iter()
         .map(|k| match k {
-            Some(k) => {
-                if keys.get(last) != Some(k) {
-                    last = if keys.get(last + 1) == Some(k) {
-                        last + 1
-                    } else {
-                        match keys.binary_search(k) {
-                            Ok(i) => i,
-                            Err(_) => return u32::MAX,
-                        }
-                    };
-                }
-                last as u32
-            }
+            Some(k) => keys.binary_search(k).map_or(u32::MAX, |i| i as u32),
             None => u32::MAX,
         })
         .collect();

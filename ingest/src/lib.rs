@@ -206,18 +206,16 @@ impl BlockSink {
         on_event(Event::Progress(progress));
         let pool = pipeline.pool().clone();
         let block_rows = pipeline.block_rows();
+        // Merged blocks go to the encoder.
+        let encoder = BlockSink {
+            sorter: None,
+            ..self.clone()
+        };
         sorter.merge(block_rows, &pool, &mut |rows, columns| {
             options.check_cancel()?;
-            let schema = self.schema.clone();
-            let encoding = self.encoding;
-            pipeline.submit(move || {
-                Ok(Done {
-                    rows,
-                    encoded: Some(encode_block_with(&schema, rows, columns, encoding)?),
-                    bad_count: 0,
-                    bad: Vec::new(),
-                })
-            })?;
+            let encoder = encoder.clone();
+            let no_bad_rows = pipeline::BadRows::new(0);
+            pipeline.submit(move || encoder.take(0, rows, columns, no_bad_rows))?;
             pipeline.poll()?;
             progress.rows_written = pipeline.written.rows;
             on_event(Event::Progress(progress));
@@ -453,8 +451,8 @@ impl Run<'_> {
                 .iter()
                 .map(|&c| schema.fields[c].name.clone())
                 .collect();
-            let sorter = sort::Sorter::new(schema, key, self.table)?;
-            self.spill = Some(sorter.spill_dir());
+            let (sorter, spill) = sort::Sorter::new(schema, key, self.table)?;
+            self.spill = Some(spill);
             Some(Arc::new(sorter))
         };
         Ok(BlockSink {

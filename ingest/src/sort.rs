@@ -23,9 +23,9 @@
 //! (2.6 GiB for 10M ClickBench rows, whose Parquet file is 1.6 GiB and
 //! whose table is 1.0 GiB); more than [`FAN_IN`] runs need that again while
 //! a merge pass rewrites them. They live in a temporary directory beside
-//! the table, removed when the
-//! sort ends, fails or is dropped (and, after a crash, by the next writer of
-//! the table: see [`strata_format::TableWriter`]).
+//! the table, removed when its [`SpillDir`] guard is dropped (and, after a
+//! crash, by the next writer of the table: see
+//! [`strata_format::TableWriter`]).
 //!
 //! NULLs sort after every value. Fixed-width values sort by their
 //! order-preserving keys, strings by their bytes.
@@ -191,8 +191,9 @@ pub struct Sorter {
 
 impl Sorter {
     /// A sorter for rows of `schema` by `key`, spilling into a new
-    /// temporary directory named after `table` beside it.
-    pub fn new(schema: &Schema, key: SortKey, table: &Path) -> Result<Sorter> {
+    /// temporary directory named after `table` beside it, and the guard that
+    /// removes that directory.
+    pub fn new(schema: &Schema, key: SortKey, table: &Path) -> Result<(Sorter, SpillDir)> {
         let parent = match table.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -207,7 +208,8 @@ impl Sorter {
         // ingest's runs are removed like its half-written blocks.
         let dir = parent.join(format!(".{name}.tmp-{}-{nanos}-sort", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| spill_error("creating", &dir, e))?;
-        Ok(Sorter {
+        let guard = SpillDir(dir.clone());
+        let sorter = Sorter {
             key,
             string_columns: schema
                 .fields
@@ -218,7 +220,8 @@ impl Sorter {
             runs: Mutex::new(Vec::new()),
             next_file: AtomicU64::new(0),
             rows: AtomicU64::new(0),
-        })
+        };
+        Ok((sorter, guard))
     }
 
     /// Rows spilled so far.
@@ -422,29 +425,16 @@ impl Sorter {
     }
 }
 
-impl Drop for Sorter {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// Removes a sorter's temporary directory when dropped. The sorter itself
-/// does so when its last handle goes, but after a failure worker threads may
-/// still hold handles when the process exits: the ingest's caller keeps this
-/// guard and drops it when the ingest returns.
+/// Removes a sorter's temporary directory when dropped. It is apart from
+/// the [`Sorter`], which worker threads share: after a failure they may
+/// still hold it when the process exits, while the ingest's caller drops
+/// this guard when the ingest returns.
 #[derive(Debug)]
 pub struct SpillDir(PathBuf);
 
 impl Drop for SpillDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-impl Sorter {
-    /// A guard removing this sorter's temporary directory when dropped.
-    pub fn spill_dir(&self) -> SpillDir {
-        SpillDir(self.dir.clone())
     }
 }
 
@@ -847,7 +837,7 @@ mod tests {
         let s = schema();
         let key =
             SortKey::resolve(&s, &key.iter().map(|k| k.to_string()).collect::<Vec<_>>()).unwrap();
-        let sorter = Sorter::new(&s, key, &table).unwrap();
+        let (sorter, guard) = Sorter::new(&s, key, &table).unwrap();
         // Spill out of order, as workers finish.
         for (seq, b) in blocks.into_iter().enumerate().rev() {
             let rows = b[0].len();
@@ -872,10 +862,10 @@ mod tests {
             0,
             "merged runs are removed"
         );
-        drop(sorter);
+        drop(guard);
         assert!(
             !spill_dir.exists(),
-            "the spill directory goes with the sorter"
+            "the spill directory goes with its guard"
         );
         (sizes, all)
     }
@@ -945,11 +935,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = schema();
         let key = SortKey::resolve(&s, &["k".to_string()]).unwrap();
-        let sorter = Sorter::new(&s, key, &dir.path().join("t")).unwrap();
+        let (sorter, guard) = Sorter::new(&s, key, &dir.path().join("t")).unwrap();
         sorter
             .spill(0, 2, block(&[(Some(2), Some("b"), 0), (Some(1), None, 1)]))
             .unwrap();
-        let guard = sorter.spill_dir();
         assert!(sorter.dir.join("run-0").exists());
         drop(guard);
         assert!(!sorter.dir.exists());
