@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::strata;
+use common::{hidden_entries, strata};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -629,15 +629,6 @@ fn usage_errors() {
     let csv = d.file("y.csv", b"x\n1\n");
     let err = failed(&ingest(&["--table", &table, "--schema", &bad_schema, &csv]));
     assert!(err.contains("bad.sql") && err.contains("column x"), "{err}");
-}
-
-/// Entries of `dir` whose names start with a dot: temporary files left behind.
-fn hidden_entries(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with('.'))
-        .collect()
 }
 
 /// A CSV of `n` rows `a,b,id`: `a` a few integers with NULLs, `b` a few

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{ingest, strata};
+use common::{hidden_entries, ingest, strata};
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -36,6 +36,13 @@ fn interrupt(child: &Child) {
     kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
 }
 
+/// All of a child's piped output stream.
+fn read_all(stream: Option<impl Read>) -> String {
+    let mut text = String::new();
+    stream.unwrap().read_to_string(&mut text).unwrap();
+    text
+}
+
 /// Waits for `child` to exit, failing the test after `limit`.
 fn wait_within(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
     let start = Instant::now();
@@ -66,13 +73,7 @@ fn ctrl_c_interrupts_a_one_shot_query_with_status_130() {
     std::thread::sleep(Duration::from_millis(500));
     interrupt(&child);
     let status = wait_within(&mut child, Duration::from_secs(5));
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = read_all(child.stderr.take());
     assert_eq!(status.code(), Some(130), "stderr: {stderr}");
     assert!(stderr.contains("query interrupted"), "stderr: {stderr}");
 }
@@ -99,31 +100,10 @@ fn ctrl_c_in_the_shell_interrupts_the_query_and_keeps_the_shell() {
     writeln!(stdin, ".quit").unwrap();
     drop(stdin);
     let status = wait_within(&mut child, Duration::from_secs(5));
-    let (mut out, mut err) = (String::new(), String::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let (out, err) = (read_all(child.stdout.take()), read_all(child.stderr.take()));
     assert!(status.success(), "stderr: {err}");
     assert!(err.contains("query interrupted"), "stderr: {err}");
     assert!(out.contains("n\n300000\n"), "stdout: {out}");
-}
-
-/// Hidden entries of `dir`: the temporaries of an ingest.
-fn hidden(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with('.'))
-        .collect()
 }
 
 #[test]
@@ -157,7 +137,7 @@ fn ctrl_c_stops_a_sorting_ingest_and_removes_what_it_wrote() {
     stdin.write_all(rows(0, 20_000).as_bytes()).unwrap();
     // Runs are being spilled once the temporary directories exist.
     let start = Instant::now();
-    while hidden(dir.path()).len() < 2 {
+    while hidden_entries(dir.path()).len() < 2 {
         assert!(
             start.elapsed() < Duration::from_secs(30),
             "no spill started"
@@ -169,18 +149,12 @@ fn ctrl_c_stops_a_sorting_ingest_and_removes_what_it_wrote() {
     let _ = stdin.write_all(rows(20_000, 40_000).as_bytes());
     drop(stdin);
     let status = wait_within(&mut child, Duration::from_secs(30));
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = read_all(child.stderr.take());
     assert_eq!(status.code(), Some(130), "stderr: {stderr}");
     assert!(
         stderr.contains("ingest interrupted; no table was created"),
         "stderr: {stderr}"
     );
     assert!(!table.exists());
-    assert_eq!(hidden(dir.path()), Vec::<String>::new());
+    assert_eq!(hidden_entries(dir.path()), Vec::<String>::new());
 }

@@ -1,5 +1,5 @@
-//! Helpers shared by the end-to-end tests: the `strata` binary, and a
-//! `strata ingest` that must succeed.
+//! Helpers shared by the end-to-end tests: the `strata` binary, a
+//! `strata ingest` that must succeed, and what an ingest left behind.
 // Each test file uses the helpers it needs.
 #![allow(dead_code)]
 
@@ -29,4 +29,14 @@ pub fn ingest(table: &Path, input: &Path, options: &[&dyn AsRef<OsStr>]) {
         "strata ingest failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Entries of `dir` whose names start with a dot: temporary files an ingest
+/// left behind.
+pub fn hidden_entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
 }
