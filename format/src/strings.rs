@@ -70,28 +70,27 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]], compression: Compression) -> D
     // save regrowing, not a bound).
     let mut raw = Vec::with_capacity(total_len + 2 * sorted.len());
     let mut ends = Vec::with_capacity(sorted.len().div_ceil(STRINGS_PER_BLOCK));
+    // `(trigram << 32) | block` for each trigram of each block, once.
     let mut pairs: Vec<u64> = Vec::new();
-    let mut block_trigrams: Vec<u32> = Vec::new();
-    for (b, chunk) in sorted.chunks(STRINGS_PER_BLOCK).enumerate() {
-        block_trigrams.clear();
-        let mut prev: &[u8] = &[];
-        for s in chunk {
-            let shared = common_prefix(prev, s);
-            varint::put(&mut raw, shared as u64);
-            varint::put(&mut raw, (s.len() - shared) as u64);
-            raw.extend_from_slice(&s[shared..]);
-            prev = s;
-            for_each_trigram(s, |t| block_trigrams.push(t));
+    TRIGRAM_SEEN.with_borrow_mut(|seen| {
+        for (b, chunk) in sorted.chunks(STRINGS_PER_BLOCK).enumerate() {
+            let mark = seen.next_mark();
+            let mut prev: &[u8] = &[];
+            for s in chunk {
+                let shared = common_prefix(prev, s);
+                varint::put(&mut raw, shared as u64);
+                varint::put(&mut raw, (s.len() - shared) as u64);
+                raw.extend_from_slice(&s[shared..]);
+                prev = s;
+                for_each_trigram(s, |t| {
+                    if seen.first_time(t, mark) {
+                        pairs.push((u64::from(t) << 32) | b as u64);
+                    }
+                });
+            }
+            ends.push(raw.len());
         }
-        ends.push(raw.len());
-        block_trigrams.sort_unstable();
-        block_trigrams.dedup();
-        pairs.extend(
-            block_trigrams
-                .iter()
-                .map(|&t| (u64::from(t) << 32) | b as u64),
-        );
-    }
+    });
     let blocks = Blocks {
         raw: &raw,
         ends: &ends,
@@ -107,7 +106,7 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]], compression: Compression) -> D
         }
         Compression::Zstd => zstd_blocks(&blocks),
     };
-    pairs.sort_unstable();
+    sort_by_trigram(&mut pairs);
     let mut trigram_keys = Vec::new();
     let mut trigram_postings = Vec::new();
     let mut trigrams = 0u32;
@@ -141,6 +140,74 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]], compression: Compression) -> D
         trigram_postings,
         codec,
         dict_len,
+    }
+}
+
+/// Bits of a trigram key (SPEC 5.3: three 7-bit bytes).
+const TRIGRAM_BITS: u32 = 21;
+
+/// Which trigrams a string block has had: the mark of the last block that
+/// had each. Kept per thread, so that encoding a chunk neither allocates nor
+/// clears the 8 MiB table.
+struct TrigramSeen {
+    marks: Vec<u32>,
+    mark: u32,
+}
+
+impl TrigramSeen {
+    /// A mark no trigram holds yet, for the next block.
+    fn next_mark(&mut self) -> u32 {
+        if self.marks.is_empty() || self.mark == u32::MAX {
+            self.marks.clear();
+            self.marks.resize(1 << TRIGRAM_BITS, 0);
+            self.mark = 0;
+        }
+        self.mark += 1;
+        self.mark
+    }
+
+    /// Whether trigram `t` is new to the block marked `mark` (and notes it).
+    #[inline]
+    fn first_time(&mut self, t: u32, mark: u32) -> bool {
+        match self.marks.get_mut(t as usize) {
+            Some(m) if *m != mark => {
+                *m = mark;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+thread_local! {
+    static TRIGRAM_SEEN: std::cell::RefCell<TrigramSeen> =
+        const { std::cell::RefCell::new(TrigramSeen { marks: Vec::new(), mark: 0 }) };
+}
+
+/// Sorts `(trigram << 32) | block` pairs by trigram, keeping each trigram's
+/// blocks in their order (a stable radix sort on the 21-bit key: pairs come
+/// in block order, so each trigram's blocks end up ascending).
+fn sort_by_trigram(pairs: &mut Vec<u64>) {
+    const LOW: u32 = 11;
+    let mut other = vec![0u64; pairs.len()];
+    for (shift, bits) in [(32, LOW), (32 + LOW, TRIGRAM_BITS - LOW)] {
+        let digit = |p: u64| ((p >> shift) & ((1 << bits) - 1)) as usize;
+        let mut next = vec![0usize; 1 << bits];
+        for &p in pairs.iter() {
+            next[digit(p)] += 1;
+        }
+        let mut total = 0;
+        for n in next.iter_mut() {
+            let count = *n;
+            *n = total;
+            total += count;
+        }
+        for &p in pairs.iter() {
+            let slot = &mut next[digit(p)];
+            other[*slot] = p;
+            *slot += 1;
+        }
+        std::mem::swap(pairs, &mut other);
     }
 }
 
@@ -393,6 +460,91 @@ mod tests {
                 (0..3).all(|b| d.dir[b * 16 + 8..b * 16 + 12] == d.dir[b * 16 + 12..b * 16 + 16]);
             assert_eq!(raw, codec == Compression::Raw);
         }
+    }
+
+    /// Decodes a dictionary's trigram index: each trigram's blocks.
+    fn trigram_index(d: &Dictionary) -> Vec<(u32, Vec<u64>)> {
+        let word =
+            |i: usize| u32::from_le_bytes(d.trigram_keys[i * 4..i * 4 + 4].try_into().unwrap());
+        let mut out = Vec::new();
+        for t in 0..d.trigrams as usize {
+            let (key, from, to) = (word(2 * t), word(2 * t + 1), word(2 * t + 3));
+            let postings = &d.trigram_postings[..to as usize];
+            let mut pos = from as usize;
+            let mut blocks = Vec::new();
+            let mut block = 0;
+            while pos < postings.len() {
+                block += varint::get(postings, &mut pos).unwrap();
+                blocks.push(block);
+            }
+            out.push((key, blocks));
+        }
+        out
+    }
+
+    #[test]
+    fn the_trigram_index_lists_each_trigram_s_blocks() {
+        // Strings of random ASCII and non-ASCII bytes over many blocks, so
+        // that trigrams repeat within and across blocks.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut strings: Vec<Vec<u8>> = (0..3000)
+            .map(|_| {
+                let len = (next() % 40) as usize;
+                (0..len)
+                    .map(|_| match next() % 9 {
+                        0 => 0xc3,
+                        1 => b'A' + (next() % 26) as u8,
+                        _ => b'a' + (next() % 26) as u8,
+                    })
+                    .collect()
+            })
+            .collect();
+        strings.sort();
+        let refs: Vec<&[u8]> = strings.iter().map(|s| s.as_slice()).collect();
+        let mut want: std::collections::BTreeMap<u32, std::collections::BTreeSet<u64>> =
+            Default::default();
+        for (b, chunk) in refs.chunks(STRINGS_PER_BLOCK).enumerate() {
+            for s in chunk {
+                for w in s.windows(3) {
+                    if let Some(k) = trigram_key([w[0], w[1], w[2]]) {
+                        want.entry(k).or_default().insert(b as u64);
+                    }
+                }
+            }
+        }
+        let want: Vec<(u32, Vec<u64>)> = want
+            .into_iter()
+            .map(|(k, b)| (k, b.into_iter().collect()))
+            .collect();
+        assert!(want.len() > 1000, "{} trigrams", want.len());
+        // Twice: the second chunk on this thread reuses the marks.
+        for _ in 0..2 {
+            let d = encode_dictionary(&refs, Compression::Raw);
+            assert_eq!(trigram_index(&d), want);
+        }
+    }
+
+    #[test]
+    fn trigram_marks_start_over_when_they_run_out() {
+        let mut seen = TrigramSeen {
+            marks: Vec::new(),
+            mark: 0,
+        };
+        let m = seen.next_mark();
+        assert!(seen.first_time(7, m) && !seen.first_time(7, m));
+        seen.mark = u32::MAX - 1;
+        let m = seen.next_mark();
+        assert_eq!(m, u32::MAX);
+        assert!(seen.first_time(7, m));
+        let m = seen.next_mark();
+        assert_eq!(m, 1, "the marks were cleared");
+        assert!(seen.first_time(7, m) && !seen.first_time(7, m));
     }
 
     #[test]
