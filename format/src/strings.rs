@@ -74,7 +74,7 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]], compression: Compression) -> D
     let mut pairs: Vec<u64> = Vec::new();
     TRIGRAM_SEEN.with_borrow_mut(|seen| {
         for (b, chunk) in sorted.chunks(STRINGS_PER_BLOCK).enumerate() {
-            let mark = seen.next_mark();
+            let block_start = pairs.len();
             let mut prev: &[u8] = &[];
             for s in chunk {
                 let shared = common_prefix(prev, s);
@@ -83,12 +83,13 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]], compression: Compression) -> D
                 raw.extend_from_slice(&s[shared..]);
                 prev = s;
                 for_each_trigram(s, |t| {
-                    if seen.first_time(t, mark) {
+                    if seen.first_time(t) {
                         pairs.push((u64::from(t) << 32) | b as u64);
                     }
                 });
             }
             ends.push(raw.len());
+            seen.forget(pairs[block_start..].iter().map(|&p| (p >> 32) as u32));
         }
     });
     let blocks = Blocks {
@@ -146,42 +147,44 @@ pub(crate) fn encode_dictionary(sorted: &[&[u8]], compression: Compression) -> D
 /// Bits of a trigram key (SPEC 5.3: three 7-bit bytes).
 const TRIGRAM_BITS: u32 = 21;
 
-/// Which trigrams a string block has had: the mark of the last block that
-/// had each. Kept per thread, so that encoding a chunk neither allocates nor
-/// clears the 8 MiB table.
+/// The trigrams a string block has had so far: a bit per trigram key
+/// (256 KiB, so it stays in cache), cleared after each block by forgetting
+/// the keys the block found. Kept per thread, so that encoding a chunk does
+/// not allocate it.
 struct TrigramSeen {
-    marks: Vec<u32>,
-    mark: u32,
+    bits: Vec<u64>,
 }
 
 impl TrigramSeen {
-    /// A mark no trigram holds yet, for the next block.
-    fn next_mark(&mut self) -> u32 {
-        if self.marks.is_empty() || self.mark == u32::MAX {
-            self.marks.clear();
-            self.marks.resize(1 << TRIGRAM_BITS, 0);
-            self.mark = 0;
-        }
-        self.mark += 1;
-        self.mark
-    }
-
-    /// Whether trigram `t` is new to the block marked `mark` (and notes it).
+    /// Whether trigram `t` is new to the block (and notes it).
     #[inline]
-    fn first_time(&mut self, t: u32, mark: u32) -> bool {
-        match self.marks.get_mut(t as usize) {
-            Some(m) if *m != mark => {
-                *m = mark;
+    fn first_time(&mut self, t: u32) -> bool {
+        if self.bits.is_empty() {
+            self.bits.resize(1 << (TRIGRAM_BITS - 6), 0);
+        }
+        let bit = 1u64 << (t & 63);
+        match self.bits.get_mut((t >> 6) as usize) {
+            Some(word) if *word & bit == 0 => {
+                *word |= bit;
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Clears `keys` (those the block found), ready for the next block.
+    fn forget(&mut self, keys: impl Iterator<Item = u32>) {
+        for t in keys {
+            if let Some(word) = self.bits.get_mut((t >> 6) as usize) {
+                *word &= !(1u64 << (t & 63));
+            }
         }
     }
 }
 
 thread_local! {
     static TRIGRAM_SEEN: std::cell::RefCell<TrigramSeen> =
-        const { std::cell::RefCell::new(TrigramSeen { marks: Vec::new(), mark: 0 }) };
+        const { std::cell::RefCell::new(TrigramSeen { bits: Vec::new() }) };
 }
 
 /// Sorts `(trigram << 32) | block` pairs by trigram, keeping each trigram's
@@ -523,7 +526,7 @@ mod tests {
             .map(|(k, b)| (k, b.into_iter().collect()))
             .collect();
         assert!(want.len() > 1000, "{} trigrams", want.len());
-        // Twice: the second chunk on this thread reuses the marks.
+        // Twice: the second chunk on this thread reuses the table.
         for _ in 0..2 {
             let d = encode_dictionary(&refs, Compression::Raw);
             assert_eq!(trigram_index(&d), want);
@@ -531,20 +534,13 @@ mod tests {
     }
 
     #[test]
-    fn trigram_marks_start_over_when_they_run_out() {
-        let mut seen = TrigramSeen {
-            marks: Vec::new(),
-            mark: 0,
-        };
-        let m = seen.next_mark();
-        assert!(seen.first_time(7, m) && !seen.first_time(7, m));
-        seen.mark = u32::MAX - 1;
-        let m = seen.next_mark();
-        assert_eq!(m, u32::MAX);
-        assert!(seen.first_time(7, m));
-        let m = seen.next_mark();
-        assert_eq!(m, 1, "the marks were cleared");
-        assert!(seen.first_time(7, m) && !seen.first_time(7, m));
+    fn forgotten_trigrams_are_new_again() {
+        let mut seen = TrigramSeen { bits: Vec::new() };
+        let top = (1 << TRIGRAM_BITS) - 1;
+        assert!(seen.first_time(7) && seen.first_time(top) && seen.first_time(8));
+        assert!(!seen.first_time(7) && !seen.first_time(top));
+        seen.forget([7, top].into_iter());
+        assert!(seen.first_time(7) && seen.first_time(top) && !seen.first_time(8));
     }
 
     #[test]
