@@ -184,7 +184,7 @@ impl ColumnData {
     }
 
     /// The NULL flags, one per row, if any row may be NULL.
-    fn null_flags(&self) -> Option<&[bool]> {
+    pub fn null_flags(&self) -> Option<&[bool]> {
         match self {
             ColumnData::Fixed { nulls, .. }
             | ColumnData::FixedDict { nulls, .. }

@@ -30,9 +30,11 @@
 //! NULLs sort after every value. Fixed-width values sort by their
 //! order-preserving keys, strings by their bytes.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
@@ -152,8 +154,8 @@ impl RunWriter {
         })
     }
 
-    /// Appends a page holding `rows` of `columns`, in that order.
-    fn page(&mut self, columns: &[ColumnData], rows: &[u32]) -> Result<()> {
+    /// Appends a page holding `rows` of `columns`.
+    fn page(&mut self, columns: &[ColumnData], rows: Range<usize>) -> Result<()> {
         self.buf.clear();
         encode_page(columns, rows, &mut self.buf)?;
         self.out
@@ -249,9 +251,15 @@ impl Sorter {
             .map_err(|_| IngestError::Internal("too many rows in one block".into()))?;
         let mut order: Vec<u32> = (0..rows32).collect();
         order.sort_by(|&a, &b| self.key.compare(&columns, a as usize, &columns, b as usize));
+        // Whole columns in sorted order, one after the other: each reorder
+        // then reads one column at random instead of every column at once.
+        let sorted: Vec<ColumnData> = columns
+            .into_iter()
+            .map(|c| reorder(c, &order))
+            .collect::<Result<_>>()?;
         let mut w = self.new_run_file()?;
-        for page in order.chunks(PAGE_ROWS) {
-            w.page(&columns, page)?;
+        for start in (0..rows).step_by(PAGE_ROWS) {
+            w.page(&sorted, start..rows.min(start + PAGE_ROWS))?;
         }
         let run = w.finish()?;
         self.runs
@@ -285,9 +293,8 @@ impl Sorter {
             while rest.peek().is_some() {
                 let group: Vec<Run> = rest.by_ref().take(FAN_IN).collect();
                 let mut w = self.new_run_file()?;
-                let identity: Vec<u32> = (0..PAGE_ROWS as u32).collect();
                 self.merge_group(&group, PAGE_ROWS, pool, &mut |rows, columns| {
-                    w.page(&columns, &identity[..rows])
+                    w.page(&columns, 0..rows)
                 })?;
                 remove_runs(group);
                 longer.push(w.finish()?);
@@ -514,7 +521,7 @@ fn gather(
                 let column = |slot: usize| slots.get(slot).and_then(|p| p.columns.get(c));
                 let any_nulls = slots
                     .iter()
-                    .any(|p| p.columns.get(c).is_some_and(has_nulls));
+                    .any(|p| p.columns.get(c).is_some_and(|c| c.null_flags().is_some()));
                 let nulls = any_nulls.then(|| {
                     let mut nulls = Vec::with_capacity(rows);
                     for seg in order {
@@ -530,7 +537,16 @@ fn gather(
                     nulls
                 });
                 if string_columns[c] {
-                    let mut bytes = Vec::new();
+                    let len: u64 = order
+                        .iter()
+                        .filter_map(|seg| match column(seg.slot) {
+                            Some(ColumnData::Strings { offsets: o, .. }) => {
+                                Some(o.get(seg.end)?.saturating_sub(*o.get(seg.start)?))
+                            }
+                            _ => None,
+                        })
+                        .sum();
+                    let mut bytes = Vec::with_capacity(len as usize);
                     let mut offsets = Vec::with_capacity(rows + 1);
                     offsets.push(0);
                     for seg in order {
@@ -572,67 +588,100 @@ fn gather(
     })
 }
 
-fn has_nulls(c: &ColumnData) -> bool {
-    match c {
-        ColumnData::Fixed { nulls, .. }
-        | ColumnData::FixedDict { nulls, .. }
-        | ColumnData::Strings { nulls, .. }
-        | ColumnData::StringDict { nulls, .. } => nulls.is_some(),
-    }
-}
-
 const KIND_FIXED: u8 = 0;
 const KIND_STRINGS: u8 = 1;
 
-/// Appends the page of `columns`' rows `rows` to `out`. Every row index
-/// must be below each column's length.
-fn encode_page(columns: &[ColumnData], rows: &[u32], out: &mut Vec<u8>) -> Result<()> {
+/// `column`'s rows in `order`, as plain keys or strings. Every row index
+/// must be below the column's length.
+fn reorder(column: ColumnData, order: &[u32]) -> Result<ColumnData> {
+    let out_of_range = || IngestError::Internal("a sort order outside its block".into());
+    let nulls = column.null_flags().map(|n| {
+        order
+            .iter()
+            .map(|&r| n.get(r as usize).copied().unwrap_or(false))
+            .collect()
+    });
+    Ok(match &column {
+        ColumnData::Fixed { keys, .. } => ColumnData::Fixed {
+            keys: order
+                .iter()
+                .map(|&r| keys.get(r as usize).copied())
+                .collect::<Option<_>>()
+                .ok_or_else(out_of_range)?,
+            nulls,
+        },
+        ColumnData::FixedDict { .. } => ColumnData::Fixed {
+            keys: order
+                .iter()
+                .map(|&r| column.key_at(r as usize))
+                .collect::<Option<_>>()
+                .ok_or_else(out_of_range)?,
+            nulls,
+        },
+        ColumnData::Strings { .. } | ColumnData::StringDict { .. } => {
+            let mut offsets = Vec::with_capacity(order.len() + 1);
+            offsets.push(0u64);
+            let mut bytes = Vec::new();
+            for &r in order {
+                bytes.extend_from_slice(column.str_at(r as usize).ok_or_else(out_of_range)?);
+                offsets.push(bytes.len() as u64);
+            }
+            ColumnData::Strings {
+                bytes,
+                offsets,
+                nulls,
+            }
+        }
+    })
+}
+
+/// Appends the page of `columns`' rows `rows` to `out`: plain keys and
+/// strings ([`reorder`]'s or [`gather`]'s), each with at least `rows.end` rows.
+fn encode_page(columns: &[ColumnData], rows: Range<usize>, out: &mut Vec<u8>) -> Result<()> {
+    let short = || IngestError::Internal("a sorted page past its columns' rows".into());
     out.extend_from_slice(&(rows.len() as u32).to_le_bytes());
-    let mut keys = Vec::with_capacity(rows.len());
-    let mut bytes = Vec::new();
     for col in columns {
-        let nulls = has_nulls(col);
-        keys.clear();
-        let is_string = match col {
-            ColumnData::Fixed { keys: k, .. } => {
-                keys.extend(rows.iter().map(|&r| k[r as usize]));
-                false
+        let nulls = col
+            .null_flags()
+            .map(|n| n.get(rows.clone()))
+            .map(|n| n.ok_or_else(short))
+            .transpose()?;
+        let (keys, bytes): (Cow<'_, [u64]>, Option<&[u8]>) = match col {
+            ColumnData::Fixed { keys, .. } => (
+                Cow::Borrowed(keys.get(rows.clone()).ok_or_else(short)?),
+                None,
+            ),
+            ColumnData::Strings { bytes, offsets, .. } => {
+                let o = offsets.get(rows.start..=rows.end).ok_or_else(short)?;
+                let (first, last) = (o[0] as usize, o[o.len() - 1] as usize);
+                let lens = o.windows(2).map(|w| w[1] - w[0]).collect();
+                (
+                    Cow::Owned(lens),
+                    Some(bytes.get(first..last).ok_or_else(short)?),
+                )
             }
-            ColumnData::FixedDict {
-                entries, indices, ..
-            } => {
-                keys.extend(rows.iter().map(|&r| {
-                    entries
-                        .get(indices[r as usize] as usize)
-                        .copied()
-                        .unwrap_or(0)
-                }));
-                false
-            }
-            ColumnData::Strings { .. } | ColumnData::StringDict { .. } => {
-                bytes.clear();
-                for &r in rows {
-                    let v = col.str_at(r as usize).unwrap_or_default();
-                    keys.push(v.len() as u64);
-                    bytes.extend_from_slice(v);
-                }
-                true
+            ColumnData::FixedDict { .. } | ColumnData::StringDict { .. } => {
+                return Err(IngestError::Internal(
+                    "a dictionary-coded column in a sorted page".into(),
+                ))
             }
         };
-        out.push(if is_string { KIND_STRINGS } else { KIND_FIXED });
-        out.push(nulls as u8);
-        if nulls {
-            let mut bits = vec![0u8; rows.len().div_ceil(8)];
-            for (i, &r) in rows.iter().enumerate() {
-                if col.is_null(r as usize) {
-                    bits[i / 8] |= 1 << (i % 8);
-                }
+        out.push(if bytes.is_some() {
+            KIND_STRINGS
+        } else {
+            KIND_FIXED
+        });
+        out.push(nulls.is_some() as u8);
+        if let Some(nulls) = nulls {
+            let mut bits = vec![0u8; nulls.len().div_ceil(8)];
+            for (i, _) in nulls.iter().enumerate().filter(|(_, &null)| null) {
+                bits[i / 8] |= 1 << (i % 8);
             }
             out.extend_from_slice(&bits);
         }
         pack(&keys, out);
-        if is_string {
-            let packed = lz4_flex::block::compress(&bytes);
+        if let Some(bytes) = bytes {
+            let packed = lz4_flex::block::compress(bytes);
             out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
             out.extend_from_slice(&(packed.len() as u64).to_le_bytes());
             out.extend_from_slice(&packed);
@@ -967,7 +1016,11 @@ mod tests {
             (Some(0), Some(""), 9),
         ]);
         let mut bytes = Vec::new();
-        encode_page(&cols, &[2, 0, 1], &mut bytes).unwrap();
+        let sorted: Vec<ColumnData> = cols
+            .iter()
+            .map(|c| reorder(c.clone(), &[2, 0, 1]).unwrap())
+            .collect();
+        encode_page(&sorted, 0..3, &mut bytes).unwrap();
         let kinds = [false, true, false];
         let page = decode_page(&bytes, &kinds).unwrap();
         assert_eq!(rows_of(&page.columns, 3), {
