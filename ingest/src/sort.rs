@@ -592,9 +592,11 @@ const KIND_FIXED: u8 = 0;
 const KIND_STRINGS: u8 = 1;
 
 /// `column`'s rows in `order`, as plain keys or strings. Every row index
-/// must be below the column's length.
+/// must be below the column's length. A NULL row's dictionary index may be
+/// anything (its key becomes 0, its string empty).
 fn reorder(column: ColumnData, order: &[u32]) -> Result<ColumnData> {
     let out_of_range = || IngestError::Internal("a sort order outside its block".into());
+    let null_at = |r: usize| column.is_null(r);
     let nulls = column.null_flags().map(|n| {
         order
             .iter()
@@ -613,7 +615,10 @@ fn reorder(column: ColumnData, order: &[u32]) -> Result<ColumnData> {
         ColumnData::FixedDict { .. } => ColumnData::Fixed {
             keys: order
                 .iter()
-                .map(|&r| column.key_at(r as usize))
+                .map(|&r| match column.key_at(r as usize) {
+                    None if null_at(r as usize) => Some(0),
+                    key => key,
+                })
                 .collect::<Option<_>>()
                 .ok_or_else(out_of_range)?,
             nulls,
@@ -623,7 +628,11 @@ fn reorder(column: ColumnData, order: &[u32]) -> Result<ColumnData> {
             offsets.push(0u64);
             let mut bytes = Vec::new();
             for &r in order {
-                bytes.extend_from_slice(column.str_at(r as usize).ok_or_else(out_of_range)?);
+                match column.str_at(r as usize) {
+                    Some(v) => bytes.extend_from_slice(v),
+                    None if null_at(r as usize) => {}
+                    None => return Err(out_of_range()),
+                }
                 offsets.push(bytes.len() as u64);
             }
             ColumnData::Strings {
@@ -1031,5 +1040,37 @@ mod tests {
             assert!(decode_page(&bytes[..cut], &kinds).is_none());
         }
         assert!(decode_page(&bytes, &[true, true, false]).is_none());
+    }
+
+    #[test]
+    fn dictionary_columns_reorder_with_any_index_under_a_null() {
+        // Row 1 is NULL and points past the dictionary, as readers may leave it.
+        let nulls = Some(vec![false, true, false]);
+        let strings = ColumnData::StringDict {
+            bytes: b"ab".to_vec(),
+            offsets: vec![0, 1, 2],
+            indices: vec![1, 9, 0],
+            nulls: nulls.clone(),
+        };
+        let keys = ColumnData::FixedDict {
+            entries: vec![10, 20],
+            indices: vec![0, 9, 1],
+            nulls: nulls.clone(),
+        };
+        let order = [2, 1, 0];
+        let s = reorder(strings, &order).unwrap();
+        assert_eq!(s.str_at(0), Some(&b"a"[..]));
+        assert_eq!(s.str_at(2), Some(&b"b"[..]));
+        assert!(s.is_null(1) && !s.is_null(0));
+        let k = reorder(keys, &order).unwrap();
+        assert_eq!((k.key_at(0), k.key_at(2)), (Some(20), Some(10)));
+        assert!(k.is_null(1));
+        // Past the dictionary without a NULL is an error, not a made-up value.
+        let bad = ColumnData::FixedDict {
+            entries: vec![10],
+            indices: vec![0, 9],
+            nulls: None,
+        };
+        assert!(reorder(bad, &[1, 0]).is_err());
     }
 }
