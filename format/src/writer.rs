@@ -82,21 +82,8 @@ impl TableWriter {
         if path.exists() {
             return Err(FormatError::AlreadyExists(path.to_path_buf()));
         }
-        let name = path
-            .file_name()
-            .ok_or_else(|| {
-                FormatError::InvalidInput(format!("{} has no file name", path.display()))
-            })?
-            .to_string_lossy()
-            .into_owned();
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let dir = parent.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
+        let (parent, name) = parent_and_name(path)?;
+        let dir = temp_path(path, "")?;
         remove_dead_temp_dirs(&parent, &name);
         fs::create_dir(&dir).map_err(|e| FormatError::io("creating", &dir, e))?;
         Ok(TableWriter {
@@ -287,6 +274,41 @@ impl Drop for TableWriter {
             let _ = fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+/// The directory holding `table` and the table's file name (of its real
+/// path when it is given as `.` or `..`).
+fn parent_and_name(table: &Path) -> Result<(PathBuf, String)> {
+    let real = table
+        .file_name()
+        .is_none()
+        .then(|| table.canonicalize().ok())
+        .flatten();
+    let table = real.as_deref().unwrap_or(table);
+    let name = table
+        .file_name()
+        .ok_or_else(|| FormatError::InvalidInput(format!("{} has no file name", table.display())))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match table.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((parent, name))
+}
+
+/// A new temporary path beside `table`, `.{name}.tmp-{pid}-{nanos}{suffix}`:
+/// the name table writers give their work in progress, so that what a
+/// killed process leaves there is removed by the next writer of `table`.
+pub fn temp_path(table: &Path, suffix: &str) -> Result<PathBuf> {
+    let (parent, name) = parent_and_name(table)?;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    Ok(parent.join(format!(
+        ".{name}.tmp-{}-{nanos}{suffix}",
+        std::process::id()
+    )))
 }
 
 /// Removes temporary directories `.{name}.tmp-{pid}-{nanos}` left in `parent`

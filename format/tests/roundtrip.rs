@@ -456,3 +456,31 @@ fn temp_dirs_of_dead_writers_are_swept_and_live_ones_kept() {
     assert!(live.exists(), "a live writer's directory is kept");
     assert!(other.exists(), "another table's directory is not touched");
 }
+
+#[test]
+fn temp_paths_sit_beside_the_table_under_the_writers_pattern() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t");
+    let p = strata_format::writer::temp_path(&table, "-sort").unwrap();
+    assert_eq!(p.parent(), Some(dir.path()));
+    let name = p.file_name().unwrap().to_str().unwrap();
+    let prefix = format!(".t.tmp-{}-", std::process::id());
+    assert!(
+        name.starts_with(&prefix) && name.ends_with("-sort"),
+        "{name}"
+    );
+    // A table given as `..` (or `.`) is named by its real path.
+    std::fs::create_dir_all(table.join("sub")).unwrap();
+    let p = strata_format::writer::temp_path(&table.join("sub").join(".."), "").unwrap();
+    assert_eq!(
+        p.parent(),
+        Some(dir.path().canonicalize().unwrap().as_path())
+    );
+    assert!(p
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .starts_with(".t.tmp-"));
+    assert!(strata_format::writer::temp_path(std::path::Path::new("/"), "").is_err());
+}

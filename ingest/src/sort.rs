@@ -196,19 +196,9 @@ impl Sorter {
     /// temporary directory named after `table` beside it, and the guard that
     /// removes that directory.
     pub fn new(schema: &Schema, key: SortKey, table: &Path) -> Result<(Sorter, SpillDir)> {
-        let parent = match table.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = table
-            .file_name()
-            .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        // The table writer's temporary-name pattern, so that a crashed
-        // ingest's runs are removed like its half-written blocks.
-        let dir = parent.join(format!(".{name}.tmp-{}-{nanos}-sort", std::process::id()));
+        // The table writer's temporary name, so that a crashed ingest's
+        // runs are removed like its half-written blocks.
+        let dir = strata_format::writer::temp_path(table, "-sort")?;
         std::fs::create_dir_all(&dir).map_err(|e| spill_error("creating", &dir, e))?;
         let guard = SpillDir(dir.clone());
         let sorter = Sorter {
