@@ -527,16 +527,7 @@ fn gather(
                     nulls
                 });
                 if string_columns[c] {
-                    let len: u64 = order
-                        .iter()
-                        .filter_map(|seg| match column(seg.slot) {
-                            Some(ColumnData::Strings { offsets: o, .. }) => {
-                                Some(o.get(seg.end)?.saturating_sub(*o.get(seg.start)?))
-                            }
-                            _ => None,
-                        })
-                        .sum();
-                    let mut bytes = Vec::with_capacity(len as usize);
+                    let mut bytes = Vec::new();
                     let mut offsets = Vec::with_capacity(rows + 1);
                     offsets.push(0);
                     for seg in order {
