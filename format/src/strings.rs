@@ -149,19 +149,22 @@ const TRIGRAM_BITS: u32 = 21;
 
 /// The trigrams a string block has had so far: a bit per trigram key
 /// (256 KiB, so it stays in cache), cleared after each block by forgetting
-/// the keys the block found. Kept per thread, so that encoding a chunk does
-/// not allocate it.
+/// the keys the block found. Made once per thread, so that encoding a chunk
+/// does not allocate it.
 struct TrigramSeen {
     bits: Vec<u64>,
 }
 
 impl TrigramSeen {
+    fn new() -> TrigramSeen {
+        TrigramSeen {
+            bits: vec![0; 1 << (TRIGRAM_BITS - 6)],
+        }
+    }
+
     /// Whether trigram `t` is new to the block (and notes it).
     #[inline]
     fn first_time(&mut self, t: u32) -> bool {
-        if self.bits.is_empty() {
-            self.bits.resize(1 << (TRIGRAM_BITS - 6), 0);
-        }
         let bit = 1u64 << (t & 63);
         match self.bits.get_mut((t >> 6) as usize) {
             Some(word) if *word & bit == 0 => {
@@ -184,7 +187,7 @@ impl TrigramSeen {
 
 thread_local! {
     static TRIGRAM_SEEN: std::cell::RefCell<TrigramSeen> =
-        const { std::cell::RefCell::new(TrigramSeen { bits: Vec::new() }) };
+        std::cell::RefCell::new(TrigramSeen::new());
 }
 
 /// Sorts `(trigram << 32) | block` pairs by trigram, keeping each trigram's
@@ -535,7 +538,7 @@ mod tests {
 
     #[test]
     fn forgotten_trigrams_are_new_again() {
-        let mut seen = TrigramSeen { bits: Vec::new() };
+        let mut seen = TrigramSeen::new();
         let top = (1 << TRIGRAM_BITS) - 1;
         assert!(seen.first_time(7) && seen.first_time(top) && seen.first_time(8));
         assert!(!seen.first_time(7) && !seen.first_time(top));
