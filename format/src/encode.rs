@@ -11,8 +11,9 @@ use crate::column::ColumnData;
 use crate::error::{FormatError, Result};
 use crate::layout::{
     checksum, ChunkMeta, Section, SectionMeta, BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION,
-    MAX_BLOCK_ROWS, ROW_CODES, ROW_INDEX_STRIDE, SECTION_ALIGN, SECTION_COUNT,
+    MAX_BLOCK_ROWS, ROW_CODES, ROW_CODE_DELTAS, ROW_INDEX_STRIDE, SECTION_ALIGN, SECTION_COUNT,
 };
+use crate::row_codes::CodeForm;
 use crate::strings::Compression;
 use crate::types::Schema;
 use crate::{delta_planes, packed, row_codes, rowlist, strings, zstd_frames};
@@ -259,12 +260,13 @@ impl BlockBuf {
     }
 
     /// Appends the row lists `lists` of `grouped` and `null_rows`: as row
-    /// codes (version 3) when compressing with zstd, the codes are one byte
-    /// and they take at most 7/10 of the lists as they would be stored; else
-    /// as lists. Readers expand codes into lists on first use, which for
-    /// many values (a timestamp column) costs far more than decompressing
-    /// the lists, and chunks whose lists take under a quarter of a byte a
-    /// row have little to gain.
+    /// codes when compressing with zstd and the codes, plain or as
+    /// differences (whichever [`row_codes::estimate`] expects smaller), take
+    /// at most 15/16 of the lists as they would be stored; else as lists.
+    /// Chunks whose lists take under a quarter of a byte a row have little
+    /// to gain and are not tried. Readers wanting row-ordered value indexes
+    /// (most multi-column work) decode codes faster than lists; those
+    /// wanting lists (ORDER BY the column with LIMIT) expand the codes once.
     fn row_lists(
         &mut self,
         chunk: &mut ChunkMeta,
@@ -274,20 +276,36 @@ impl BlockBuf {
     ) {
         let rows = grouped.rows.len() + null_rows.len();
         let distinct = grouped.starts.len() - 1;
-        let width = row_codes::width(distinct, !null_rows.is_empty());
-        let worth_trying = width == 1 && lists.len() >= (rows / 4).max(64);
+        let worth_trying = lists.len() >= (rows / 4).max(64);
         if let Some(cctx) = self.zstd.as_mut().filter(|_| worth_trying) {
-            let lz4 = lz4_flex::block::compress(lists);
-            let as_lists = lz4.len().min(lists.len());
+            let width = row_codes::width(distinct, !null_rows.is_empty());
             let mut codes = vec![distinct as u32; rows];
             for (v, w) in grouped.starts.windows(2).enumerate() {
                 for &r in &grouped.rows[w[0] as usize..w[1] as usize] {
                     codes[r as usize] = v as u32;
                 }
             }
-            if let Some(stored) = row_codes::compress(cctx, &codes, width) {
-                if stored.len() * 10 <= as_lists * 7 {
+            let plain = row_codes::estimate(&codes, width, CodeForm::Plain);
+            let deltas = row_codes::estimate(&codes, width, CodeForm::Deltas);
+            let (form, estimate) = if deltas < plain {
+                (CodeForm::Deltas, deltas)
+            } else {
+                (CodeForm::Plain, plain)
+            };
+            let lz4 = lz4_flex::block::compress(lists);
+            let as_lists = lz4.len().min(lists.len());
+            // The estimate ignores zstd's matches, so it overstates only
+            // what runs of rows cost, which lists store cheaply anyway.
+            let promising = estimate <= as_lists;
+            if let Some(stored) = promising
+                .then(|| row_codes::compress(cctx, &codes, width, form))
+                .flatten()
+            {
+                if stored.len() <= as_lists / 16 * 15 {
                     chunk.zstd_sections |= ROW_CODES;
+                    if form == CodeForm::Deltas {
+                        chunk.zstd_sections |= ROW_CODE_DELTAS;
+                    }
                     self.put(chunk, Section::Rows, &stored, lists.len());
                     return;
                 }

@@ -9,7 +9,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The format version this build writes; it reads this one and every
 /// earlier one from [`OLDEST_READABLE_VERSION`] on.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// The oldest format version this build reads.
 pub const OLDEST_READABLE_VERSION: u32 = 1;
 
@@ -161,6 +161,11 @@ impl Section {
 /// holds row codes, which readers expand into the row lists (SPEC.md 5.5).
 pub const ROW_CODES: u8 = 0x80;
 
+/// Bit 1 of [`ChunkMeta::zstd_sections`] together with [`ROW_CODES`]
+/// (version 4): the row codes are stored as differences between
+/// consecutive rows' codes (SPEC.md 5.5). Alone, bit 1 marks zstd row lists.
+pub const ROW_CODE_DELTAS: u8 = 0x02;
+
 /// Where one section of a column chunk lies in its block file (24 bytes).
 #[derive(Debug, Clone, Copy, Default, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
@@ -206,7 +211,8 @@ pub struct ChunkMeta {
     /// Which compressed sections are zstd frames rather than LZ4 blocks: bit
     /// `i` for the `i`th section that may be compressed, in slot order (see
     /// [`Section::zstd_bit`]). Version 2; zero (reserved) in version 1. Bit 7
-    /// is [`ROW_CODES`] (version 3).
+    /// is [`ROW_CODES`] (version 3); with it, bit 1 is [`ROW_CODE_DELTAS`]
+    /// (version 4).
     pub zstd_sections: u8,
     /// Bytes of zstd dictionary at the start of the string data (version 2,
     /// zstd only; 0 for none).
@@ -263,7 +269,10 @@ mod tests {
     /// already written. Bump FORMAT_VERSION and keep reading old versions.
     #[test]
     fn never_change_these_constants() {
-        assert_eq!(FORMAT_VERSION, 3);
+        assert_eq!(FORMAT_VERSION, 4);
+        assert_eq!(ROW_CODES, 0x80);
+        assert_eq!(ROW_CODE_DELTAS, 0x02);
+        assert_eq!(Section::Rows.zstd_bit(), Some(ROW_CODE_DELTAS));
         assert_eq!(OLDEST_READABLE_VERSION, 1);
         assert_eq!(&BLOCK_MAGIC, b"STRATAB\0");
         assert_eq!(&MANIFEST_MAGIC, b"STRATAM\0");

@@ -10,7 +10,7 @@ use crate::error::{FormatError, Result};
 use crate::layout::{
     checksum, readable_version, BlockEntry, ChunkMeta, ManifestHead, Section, BLOCK_FOOTER_LEN,
     BLOCK_HEADER_LEN, FORMAT_VERSION, MANIFEST_FOOTER_LEN, MANIFEST_HEADER_LEN, MANIFEST_MAGIC,
-    MAX_BLOCK_ROWS, ROW_CODES, SECTION_ALIGN,
+    MAX_BLOCK_ROWS, ROW_CODES, ROW_CODE_DELTAS, SECTION_ALIGN,
 };
 use crate::strings::{STR_CODEC_LZ4, STR_CODEC_ZSTD};
 use crate::types::{DataType, Field, Schema};
@@ -280,15 +280,14 @@ fn check_chunk(
         }
     }
     // Row codes (version 3) are a compressed row lists section of their own
-    // form, not a zstd frame of the lists.
+    // form, not a zstd frame of the lists; from version 4 the row lists' zstd
+    // bit marks codes stored as differences.
     let rows = &chunk.sections[Section::Rows as usize];
     if chunk.zstd_sections & ROW_CODES != 0
         && (version < 3
             || rows.stored_len.get() == 0
             || rows.stored_len.get() >= rows.raw_len.get()
-            || Section::Rows
-                .zstd_bit()
-                .is_some_and(|bit| chunk.zstd_sections & bit != 0))
+            || (version < 4 && chunk.zstd_sections & ROW_CODE_DELTAS != 0))
     {
         return Err("row codes where they cannot be".into());
     }

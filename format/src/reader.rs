@@ -15,11 +15,12 @@ use crate::cache::{self, Decoded};
 use crate::error::{FormatError, Result};
 use crate::layout::{
     checksum, readable_version, ChunkMeta, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN,
-    BLOCK_MAGIC, FORMAT_VERSION, MANIFEST_FILE, ROW_CODES, ROW_INDEX_STRIDE, SECTION_COUNT,
-    STRINGS_PER_BLOCK,
+    BLOCK_MAGIC, FORMAT_VERSION, MANIFEST_FILE, ROW_CODES, ROW_CODE_DELTAS, ROW_INDEX_STRIDE,
+    SECTION_COUNT, STRINGS_PER_BLOCK,
 };
 use crate::manifest::Manifest;
 use crate::packed::Packed;
+use crate::row_codes::CodeForm;
 use crate::strings;
 use crate::types::{DataType, Schema};
 use crate::{delta_planes, row_codes, rowlist, zstd_frames};
@@ -348,10 +349,10 @@ impl ColumnChunk {
             let len = self.distinct() * usize::from(self.meta.map_width);
             return self.decoded(section, len, |out| self.invert_hash_to_str(out));
         }
-        let bytes = self.stored(section)?;
         if section == Section::Rows && self.rows_as_codes() {
-            return self.decoded(section, raw, |out| self.expand_row_codes(bytes, out));
+            return self.decoded(section, raw, |out| self.expand_row_codes(out));
         }
+        let bytes = self.stored(section)?;
         if stored == raw {
             return Ok(SectionBytes::Mapped(bytes));
         }
@@ -413,7 +414,12 @@ impl ColumnChunk {
         let d = self.distinct();
         let nulls = self.null_count() as usize;
         let width = row_codes::width(d, nulls > 0);
-        row_codes::decompress(stored, width, self.rows as usize, out)
+        let form = if self.meta.zstd_sections & ROW_CODE_DELTAS != 0 {
+            CodeForm::Deltas
+        } else {
+            CodeForm::Plain
+        };
+        row_codes::decompress(stored, width, self.rows as usize, form, out)
             .map_err(|e| self.corrupt(Section::Rows, e))?;
         let mut seen = vec![0u32; d + 1];
         for &c in out.iter() {
@@ -434,15 +440,17 @@ impl ColumnChunk {
         Ok(())
     }
 
-    /// Writes into `out` the row lists that the row codes `stored` stand for.
-    fn expand_row_codes(&self, stored: &[u8], out: &mut [u8]) -> Result<()> {
-        let mut codes = Vec::new();
-        self.decode_row_codes(stored, &mut codes)?;
-        // Rows grouped by code with a counting sort (NULL rows last).
+    /// Writes into `out` the row lists that the stored row codes stand for,
+    /// from the (checked and kept) row codes.
+    fn expand_row_codes(&self, out: &mut [u8]) -> Result<()> {
+        let codes = self.row_codes()?;
+        // Rows grouped by code with a counting sort (NULL rows, `u32::MAX`,
+        // last).
         let d = self.distinct();
+        let bucket = |c: u32| (c as usize).min(d);
         let mut starts = vec![0u32; d + 2];
-        for &c in &codes {
-            starts[c as usize + 1] += 1;
+        for &c in codes {
+            starts[bucket(c) + 1] += 1;
         }
         for i in 0..=d {
             starts[i + 1] += starts[i];
@@ -450,8 +458,9 @@ impl ColumnChunk {
         let mut fill = starts.clone();
         let mut rows = vec![0u32; codes.len()];
         for (r, &c) in codes.iter().enumerate() {
-            rows[fill[c as usize] as usize] = r as u32;
-            fill[c as usize] += 1;
+            let b = bucket(c);
+            rows[fill[b] as usize] = r as u32;
+            fill[b] += 1;
         }
         let mut lists = Vec::with_capacity(out.len());
         rowlist::encode_lists(&rows, &starts[..=d], &mut lists, &mut Vec::new());

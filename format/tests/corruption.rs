@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use strata_format::{
     verify_table, ColumnData, DataType, Field, Schema, Section, Table, TableWriter, WriteOptions,
+    FORMAT_VERSION,
 };
 
 fn small_table(dir: &Path) -> PathBuf {
@@ -195,8 +196,8 @@ fn fields_new_in_a_version_are_errors_in_earlier_ones() {
     m.chunks[0].str_codec = 1;
     m.chunks[0].str_dict_len = 16.into();
     assert!(decode(&m, 2).is_err());
-    // Row codes are new in version 3, and only for compressed row lists
-    // that are not also marked zstd.
+    // Row codes are new in version 3, and only for compressed row lists;
+    // marked zstd too, they are differences, new in version 4.
     let rows = |m: &Manifest| m.chunks[0].sections[Section::Rows as usize];
     let mut m = good.clone();
     m.chunks[0].zstd_sections |= strata_format::layout::ROW_CODES;
@@ -208,6 +209,7 @@ fn fields_new_in_a_version_are_errors_in_earlier_ones() {
     let zstd_bit = Section::Rows.zstd_bit().unwrap();
     m.chunks[0].zstd_sections |= zstd_bit;
     assert!(decode(&m, 3).is_err(), "row codes marked zstd");
+    assert_eq!(decode(&m, 4).is_ok(), codes_ok, "row code differences");
     // Compressed values are new in version 3; other raw sections stay raw.
     for (section, valid_in_v3) in [(Section::Values, true), (Section::RowIndex, false)] {
         let mut m = good.clone();
@@ -227,7 +229,7 @@ fn unknown_versions_are_named() {
     let set_version = |file: &Path, at: &[usize]| {
         let mut bytes = fs::read(file).unwrap();
         for &i in at {
-            bytes[i..i + 4].copy_from_slice(&4u32.to_le_bytes());
+            bytes[i..i + 4].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
         }
         fs::write(file, bytes).unwrap();
     };
@@ -239,7 +241,7 @@ fn unknown_versions_are_named() {
     assert!(
         matches!(
             err,
-            strata_format::FormatError::UnsupportedVersion { found: 4, .. }
+            strata_format::FormatError::UnsupportedVersion { found, .. } if found == FORMAT_VERSION + 1
         ),
         "{err}"
     );
@@ -249,7 +251,10 @@ fn unknown_versions_are_named() {
     set_version(&manifest, &[8, len - 16]);
     let err = Table::open(&path).unwrap_err().to_string();
     assert!(
-        err.contains("has format version 4; this build reads versions 1 to 3"),
+        err.contains(&format!(
+            "has format version {}; this build reads versions 1 to {FORMAT_VERSION}",
+            FORMAT_VERSION + 1
+        )),
         "{err}"
     );
 }

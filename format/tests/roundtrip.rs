@@ -247,6 +247,67 @@ fn scattered_columns_round_trip_as_row_codes() {
     assert!(report.problems.is_empty(), "{:?}", report.problems);
 }
 
+/// Many-valued columns: codes two or three bytes wide, plain or as
+/// differences between rows, with and without NULLs (the NULL code `d` is
+/// what makes the nullable column's codes wider).
+#[test]
+fn many_valued_columns_round_trip_as_wide_row_codes() {
+    let n = 70_000;
+    let mix = |x: u64| {
+        let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    // Unique identifiers: 70,000 values need three-byte codes.
+    let ids = Col::Keys((0..n).map(|r| Some(mix(r as u64))).collect());
+    // Times rising within each user's 50 rows, users overlapping in time.
+    let times = Col::Keys(
+        (0..n)
+            .map(|r| Some(mix((r / 50) as u64) % 5_000 + (r % 50) as u64 * 3))
+            .collect(),
+    );
+    // Up to 65,536 values scattered, and NULLs: with NULL's code, the codes
+    // may need three bytes.
+    let nullable = Col::Keys(
+        (0..n)
+            .map(|r| (mix(r as u64 + 7) % 9 != 0).then_some(mix(r as u64) % 65_536))
+            .collect(),
+    );
+    let fields = vec![
+        Field::new("id", DataType::UInt64, false),
+        Field::new("t", DataType::UInt32, false),
+        Field::new("n", DataType::UInt32, true),
+    ];
+    write_and_read(
+        fields.clone(),
+        &[ids.clone(), times.clone(), nullable.clone()],
+        n,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t");
+    let schema = Schema::new(fields).unwrap();
+    let mut w = TableWriter::create(&path, schema, WriteOptions::default()).unwrap();
+    w.write_block(vec![
+        ids.slice(0..n),
+        times.slice(0..n),
+        nullable.slice(0..n),
+    ])
+    .unwrap();
+    w.finish().unwrap();
+    let t = Table::open(&path).unwrap();
+    let bits = |c: usize| t.manifest().chunk(0, c).zstd_sections;
+    use strata_format::layout::{ROW_CODES, ROW_CODE_DELTAS};
+    assert_eq!(bits(0) & (ROW_CODES | ROW_CODE_DELTAS), ROW_CODES);
+    assert_eq!(
+        bits(1) & (ROW_CODES | ROW_CODE_DELTAS),
+        ROW_CODES | ROW_CODE_DELTAS
+    );
+    assert_ne!(bits(2) & ROW_CODES, 0);
+    let report = strata_format::verify_table(&path).unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+}
+
 #[test]
 fn every_type_round_trips() {
     let n = 1000;
