@@ -216,12 +216,13 @@ impl BlockBuf {
         } else {
             None
         };
-        // Compressed values must save a quarter: raw ones are binary-searched
-        // in place, compressed ones decoded whole on first use. That leaves
-        // string hashes (which save an eighth) raw. Other sections must
-        // save an eighth.
+        // A compressed section must save an eighth, values a sixteenth: raw
+        // values are binary-searched in place and compressed ones decoded
+        // whole on first use, about the cost of one pass over them, and
+        // string hashes, which are most of the values' bytes, save between
+        // a sixteenth and an eighth.
         let at_most = if kind == Section::Values {
-            raw.len() / 4 * 3
+            raw.len() / 16 * 15
         } else {
             raw.len() / 8 * 7
         };
