@@ -1,7 +1,7 @@
 //! Feeds arbitrary bytes to the reader as one file of a table.
 //!
 //! The table is a committed golden table; the first input byte picks which
-//! (v1, v2, v3 or v3 with row codes: bits 2-3) and which of its files
+//! ([`TABLES`] by the byte shifted right by 2) and which of its files
 //! (manifest or a block file: bits 0-1) is replaced by the rest of the input. Opening, reading every chunk
 //! and verifying must never panic.
 #![no_main]
@@ -17,13 +17,15 @@ const FILES: [&str; 4] = [
     "b00000002.blk",
 ];
 
+/// The golden tables; those ending in `-row-codes` have one block.
+const TABLES: [&str; 6] = ["v1", "v2", "v3", "v3-row-codes", "v4", "v4-row-codes"];
+
 fuzz_target!(|data: &[u8]| {
     let Some((&which, content)) = data.split_first() else {
         return;
     };
-    let version = ["v1", "v2", "v3", "v3-row-codes"][usize::from(which >> 2 & 3)];
-    // The row-codes table has one block.
-    let files = if version == "v3-row-codes" {
+    let version = TABLES[usize::from(which >> 2) % TABLES.len()];
+    let files = if version.ends_with("-row-codes") {
         &FILES[..2]
     } else {
         &FILES[..]
