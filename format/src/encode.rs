@@ -264,7 +264,7 @@ impl BlockBuf {
     /// codes when compressing with zstd and the codes, plain or as
     /// differences (whichever [`row_codes::estimate`] expects smaller), take
     /// at most 15/16 of the lists as they would be stored; else as lists.
-    /// Chunks whose lists take under a quarter of a byte a row have little
+    /// Chunks whose lists take under a sixteenth of a byte a row have little
     /// to gain and are not tried. Readers wanting row-ordered value indexes
     /// (most multi-column work) decode codes faster than lists; those
     /// wanting lists (ORDER BY the column with LIMIT) expand the codes once.
@@ -277,7 +277,7 @@ impl BlockBuf {
     ) {
         let rows = grouped.rows.len() + null_rows.len();
         let distinct = grouped.starts.len() - 1;
-        let worth_trying = lists.len() >= (rows / 4).max(64);
+        let worth_trying = lists.len() >= (rows / 16).max(64);
         if let Some(cctx) = self.zstd.as_mut().filter(|_| worth_trying) {
             let width = row_codes::width(distinct, !null_rows.is_empty());
             let mut codes = vec![distinct as u32; rows];

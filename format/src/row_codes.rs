@@ -10,8 +10,8 @@
 //! order zstd codes each row close to its entropy, and finds the runs and
 //! repeats that row order has; differences make a column that rises within
 //! runs of rows (timestamps in a table sorted by user) a stream of small
-//! numbers. On ClickBench's 10M rows sorted by the ClickHouse key, 751 of
-//! 2,100 chunks store codes and the row lists shrink from 452 to 392 MB.
+//! numbers. On ClickBench's 10M rows sorted by the ClickHouse key, 992 of
+//! 2,100 chunks store codes and the row lists shrink from 452 to 386 MB.
 //! Readers that want row lists get them expanded from the codes (SPEC.md
 //! 5.5); the row-ordered value indexes that multi-column queries and
 //! filters want come straight from the codes.
