@@ -2,10 +2,11 @@
 //!
 //! **Runs.** Each block of input rows, once parsed, is sorted by the key
 //! (stably: equal keys keep their input order) and spilled to a run file as
-//! pages of [`PAGE_ROWS`] rows. A page stores each column on its own:
-//! fixed-width keys as differences from the page's smallest key in as few
-//! bytes as the largest difference needs, strings as their lengths and bytes
-//! under LZ4, NULLs as a bitmap.
+//! pages of [`PAGE_ROWS`] rows, read straight from the block's columns in
+//! the sorted order. A page stores each column on its own: fixed-width keys
+//! as differences from the page's smallest key in as few bytes as the
+//! largest difference needs, strings as their lengths and bytes under LZ4,
+//! NULLs as a bitmap (module `page`).
 //!
 //! **Merge.** Once the input ends, the runs are merged in input order (a tie
 //! goes to the earlier run, so the whole sort is stable) into blocks of the
@@ -15,9 +16,10 @@
 //!
 //! **Memory.** Besides the pipeline's blocks in flight: one page per run
 //! being merged, and the pages an output block takes its rows from until it
-//! is gathered (at most its rows / [`PAGE_ROWS`] + [`FAN_IN`] pages). With
-//! ClickBench `hits` rows, a page is about 2 MiB, so the merge adds about
-//! 0.5 GiB whatever the input size.
+//! is gathered (at most its rows / [`PAGE_ROWS`] + [`FAN_IN`] pages). Pages
+//! it is done with are kept and refilled by the next ones read, so that is
+//! also what it holds between blocks. With ClickBench `hits` rows, a page is
+//! about 2 MiB, so the merge adds about 0.5 GiB whatever the input size.
 //!
 //! **Disk.** The runs take about the rows' size under this light packing
 //! (2.6 GiB for 10M ClickBench rows, whose Parquet file is 1.6 GiB and
@@ -30,11 +32,11 @@
 //! NULLs sort after every value. Fixed-width values sort by their
 //! order-preserving keys, strings by their bytes.
 
-use std::borrow::Cow;
+mod page;
+
 use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
@@ -44,6 +46,7 @@ use rayon::prelude::*;
 use strata_format::{ColumnData, Schema};
 
 use crate::error::{IngestError, Result};
+use page::{Page, PageWriter};
 
 /// Rows per spilled page.
 pub const PAGE_ROWS: usize = 4096;
@@ -140,6 +143,7 @@ struct RunWriter {
     pages: Vec<PageRef>,
     offset: u64,
     buf: Vec<u8>,
+    writer: PageWriter,
 }
 
 impl RunWriter {
@@ -151,13 +155,14 @@ impl RunWriter {
             pages: Vec::new(),
             offset: 0,
             buf: Vec::new(),
+            writer: PageWriter::default(),
         })
     }
 
-    /// Appends a page holding `rows` of `columns`.
-    fn page(&mut self, columns: &[ColumnData], rows: Range<usize>) -> Result<()> {
+    /// Appends a page holding `rows` of `columns`, in that order.
+    fn page(&mut self, columns: &[ColumnData], rows: &[u32]) -> Result<()> {
         self.buf.clear();
-        encode_page(columns, rows, &mut self.buf)?;
+        self.writer.write(columns, rows, &mut self.buf)?;
         self.out
             .write_all(&self.buf)
             .map_err(|e| spill_error("writing", &self.path, e))?;
@@ -241,15 +246,9 @@ impl Sorter {
             .map_err(|_| IngestError::Internal("too many rows in one block".into()))?;
         let mut order: Vec<u32> = (0..rows32).collect();
         order.sort_by(|&a, &b| self.key.compare(&columns, a as usize, &columns, b as usize));
-        // Whole columns in sorted order, one after the other: each reorder
-        // then reads one column at random instead of every column at once.
-        let sorted: Vec<ColumnData> = columns
-            .into_iter()
-            .map(|c| reorder(c, &order))
-            .collect::<Result<_>>()?;
         let mut w = self.new_run_file()?;
-        for start in (0..rows).step_by(PAGE_ROWS) {
-            w.page(&sorted, start..rows.min(start + PAGE_ROWS))?;
+        for page in order.chunks(PAGE_ROWS) {
+            w.page(&columns, page)?;
         }
         let run = w.finish()?;
         self.runs
@@ -283,8 +282,9 @@ impl Sorter {
             while rest.peek().is_some() {
                 let group: Vec<Run> = rest.by_ref().take(FAN_IN).collect();
                 let mut w = self.new_run_file()?;
+                let all: Vec<u32> = (0..PAGE_ROWS as u32).collect();
                 self.merge_group(&group, PAGE_ROWS, pool, &mut |rows, columns| {
-                    w.page(&columns, 0..rows)
+                    w.page(&columns, &all[..rows])
                 })?;
                 remove_runs(group);
                 longer.push(w.finish()?);
@@ -309,10 +309,13 @@ impl Sorter {
             files.push(File::open(&run.path).map_err(|e| spill_error("reading", &run.path, e))?);
         }
         let mut buf = Vec::new();
+        // Pages gathered from and no longer current in any run: their
+        // buffers are refilled by the next pages read.
+        let mut spares: Vec<Page> = Vec::new();
         let mut slots: Vec<Arc<Page>> = Vec::new();
         let mut cursors: Vec<Cursor> = Vec::with_capacity(runs.len());
         for (i, run) in runs.iter().enumerate() {
-            if let Some(page) = self.read_page(&files[i], run, 0, &mut buf)? {
+            if let Some(page) = self.read_page(&files[i], run, 0, &mut buf, None)? {
                 cursors.push(Cursor {
                     run: i,
                     next_page: 1,
@@ -366,7 +369,8 @@ impl Sorter {
             rows_in_chunk += end - c.row;
             c.row = end;
             if c.row == c.page.rows {
-                match self.read_page(&files[c.run], &runs[c.run], c.next_page, &mut buf)? {
+                let spare = spares.pop();
+                match self.read_page(&files[c.run], &runs[c.run], c.next_page, &mut buf, spare)? {
                     Some(page) => {
                         c.next_page += 1;
                         c.row = 0;
@@ -387,7 +391,7 @@ impl Sorter {
                 emit(rows_in_chunk, columns)?;
                 order.clear();
                 rows_in_chunk = 0;
-                slots.clear();
+                spares.extend(slots.drain(..).filter_map(|p| Arc::try_unwrap(p).ok()));
                 for &i in &heap {
                     let c = &mut cursors[i];
                     c.slot = slots.len();
@@ -398,13 +402,15 @@ impl Sorter {
         Ok(())
     }
 
-    /// Reads page `index` of `run`, or `None` past its last page.
+    /// Reads page `index` of `run` (into `spare`'s buffers), or `None` past
+    /// its last page.
     fn read_page(
         &self,
         file: &File,
         run: &Run,
         index: usize,
         buf: &mut Vec<u8>,
+        spare: Option<Page>,
     ) -> Result<Option<Arc<Page>>> {
         let Some(r) = run.pages.get(index) else {
             return Ok(None);
@@ -412,7 +418,7 @@ impl Sorter {
         buf.resize(r.len, 0);
         file.read_exact_at(buf, r.offset)
             .map_err(|e| spill_error("reading", &run.path, e))?;
-        let page = decode_page(buf, &self.string_columns).ok_or_else(|| {
+        let page = page::decode(buf, &self.string_columns, spare).ok_or_else(|| {
             IngestError::Internal(format!(
                 "sort run {} does not read back as written",
                 run.path.display()
@@ -480,13 +486,6 @@ fn sift_down(heap: &mut [usize], mut i: usize, less: impl Fn(usize, usize) -> bo
     }
 }
 
-/// A page read back: its rows of every column, as plain keys or strings.
-#[derive(Debug)]
-struct Page {
-    rows: usize,
-    columns: Vec<ColumnData>,
-}
-
 /// Consecutive rows `start..end` of one page (by its slot in the chunk's
 /// page list) in the merged order.
 #[derive(Debug, Clone, Copy)]
@@ -527,7 +526,16 @@ fn gather(
                     nulls
                 });
                 if string_columns[c] {
-                    let mut bytes = Vec::new();
+                    let size = order
+                        .iter()
+                        .filter_map(|seg| match column(seg.slot) {
+                            Some(ColumnData::Strings { offsets: o, .. }) => {
+                                Some(o.get(seg.end)?.checked_sub(*o.get(seg.start)?)?)
+                            }
+                            _ => None,
+                        })
+                        .sum::<u64>();
+                    let mut bytes = Vec::with_capacity(size as usize);
                     let mut offsets = Vec::with_capacity(rows + 1);
                     offsets.push(0);
                     for seg in order {
@@ -567,255 +575,6 @@ fn gather(
             })
             .collect()
     })
-}
-
-const KIND_FIXED: u8 = 0;
-const KIND_STRINGS: u8 = 1;
-
-/// `column`'s rows in `order`, as plain keys or strings. Every row index
-/// must be below the column's length. A NULL row's dictionary index may be
-/// anything (its key becomes 0, its string empty).
-fn reorder(column: ColumnData, order: &[u32]) -> Result<ColumnData> {
-    let out_of_range = || IngestError::Internal("a sort order outside its block".into());
-    let null_at = |r: usize| column.is_null(r);
-    let nulls = column.null_flags().map(|n| {
-        order
-            .iter()
-            .map(|&r| n.get(r as usize).copied().unwrap_or(false))
-            .collect()
-    });
-    Ok(match &column {
-        ColumnData::Fixed { keys, .. } => ColumnData::Fixed {
-            keys: order
-                .iter()
-                .map(|&r| keys.get(r as usize).copied())
-                .collect::<Option<_>>()
-                .ok_or_else(out_of_range)?,
-            nulls,
-        },
-        ColumnData::FixedDict { .. } => ColumnData::Fixed {
-            keys: order
-                .iter()
-                .map(|&r| match column.key_at(r as usize) {
-                    None if null_at(r as usize) => Some(0),
-                    key => key,
-                })
-                .collect::<Option<_>>()
-                .ok_or_else(out_of_range)?,
-            nulls,
-        },
-        ColumnData::Strings { .. } | ColumnData::StringDict { .. } => {
-            let mut offsets = Vec::with_capacity(order.len() + 1);
-            offsets.push(0u64);
-            let mut bytes = Vec::new();
-            for &r in order {
-                match column.str_at(r as usize) {
-                    Some(v) => bytes.extend_from_slice(v),
-                    None if null_at(r as usize) => {}
-                    None => return Err(out_of_range()),
-                }
-                offsets.push(bytes.len() as u64);
-            }
-            ColumnData::Strings {
-                bytes,
-                offsets,
-                nulls,
-            }
-        }
-    })
-}
-
-/// Appends the page of `columns`' rows `rows` to `out`: plain keys and
-/// strings ([`reorder`]'s or [`gather`]'s), each with at least `rows.end` rows.
-fn encode_page(columns: &[ColumnData], rows: Range<usize>, out: &mut Vec<u8>) -> Result<()> {
-    let short = || IngestError::Internal("a sorted page past its columns' rows".into());
-    out.extend_from_slice(&(rows.len() as u32).to_le_bytes());
-    for col in columns {
-        let nulls = col
-            .null_flags()
-            .map(|n| n.get(rows.clone()))
-            .map(|n| n.ok_or_else(short))
-            .transpose()?;
-        let (keys, bytes): (Cow<'_, [u64]>, Option<&[u8]>) = match col {
-            ColumnData::Fixed { keys, .. } => (
-                Cow::Borrowed(keys.get(rows.clone()).ok_or_else(short)?),
-                None,
-            ),
-            ColumnData::Strings { bytes, offsets, .. } => {
-                let o = offsets.get(rows.start..=rows.end).ok_or_else(short)?;
-                let (first, last) = (o[0] as usize, o[o.len() - 1] as usize);
-                let lens = o.windows(2).map(|w| w[1] - w[0]).collect();
-                (
-                    Cow::Owned(lens),
-                    Some(bytes.get(first..last).ok_or_else(short)?),
-                )
-            }
-            ColumnData::FixedDict { .. } | ColumnData::StringDict { .. } => {
-                return Err(IngestError::Internal(
-                    "a dictionary-coded column in a sorted page".into(),
-                ))
-            }
-        };
-        out.push(if bytes.is_some() {
-            KIND_STRINGS
-        } else {
-            KIND_FIXED
-        });
-        out.push(nulls.is_some() as u8);
-        if let Some(nulls) = nulls {
-            let mut bits = vec![0u8; nulls.len().div_ceil(8)];
-            for (i, _) in nulls.iter().enumerate().filter(|(_, &null)| null) {
-                bits[i / 8] |= 1 << (i % 8);
-            }
-            out.extend_from_slice(&bits);
-        }
-        pack(&keys, out);
-        if let Some(bytes) = bytes {
-            let packed = lz4_flex::block::compress(bytes);
-            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-            out.extend_from_slice(&(packed.len() as u64).to_le_bytes());
-            out.extend_from_slice(&packed);
-        }
-    }
-    Ok(())
-}
-
-/// Appends `keys` as their smallest value and each one's difference from it
-/// in 0, 1, 2, 4 or 8 bytes (whichever the largest difference needs).
-fn pack(keys: &[u64], out: &mut Vec<u8>) {
-    let min = keys.iter().copied().min().unwrap_or(0);
-    let max = keys.iter().copied().max().unwrap_or(0);
-    let width = match max - min {
-        0 => 0,
-        1..=0xff => 1,
-        0x100..=0xffff => 2,
-        0x1_0000..=0xffff_ffff => 4,
-        _ => 8,
-    };
-    out.extend_from_slice(&min.to_le_bytes());
-    out.push(width);
-    out.reserve(keys.len() * width as usize);
-    match width {
-        0 => {}
-        1 => out.extend(keys.iter().map(|&k| (k - min) as u8)),
-        2 => keys
-            .iter()
-            .for_each(|&k| out.extend_from_slice(&((k - min) as u16).to_le_bytes())),
-        4 => keys
-            .iter()
-            .for_each(|&k| out.extend_from_slice(&((k - min) as u32).to_le_bytes())),
-        _ => keys
-            .iter()
-            .for_each(|&k| out.extend_from_slice(&(k - min).to_le_bytes())),
-    }
-}
-
-/// Reads `rows` keys [`pack`] wrote.
-fn unpack(r: &mut Reader<'_>, rows: usize) -> Option<Vec<u64>> {
-    let min = r.u64()?;
-    let width = r.u8()? as usize;
-    let packed = r.take(rows.checked_mul(width)?)?;
-    Some(match width {
-        0 => vec![min; rows],
-        1 => packed
-            .iter()
-            .map(|&d| min.wrapping_add(u64::from(d)))
-            .collect(),
-        2 => packed
-            .chunks_exact(2)
-            .map(|d| min.wrapping_add(u64::from(u16::from_le_bytes([d[0], d[1]]))))
-            .collect(),
-        4 => packed
-            .chunks_exact(4)
-            .map(|d| min.wrapping_add(u64::from(u32::from_le_bytes([d[0], d[1], d[2], d[3]]))))
-            .collect(),
-        8 => packed
-            .chunks_exact(8)
-            .map(|d| {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(d);
-                min.wrapping_add(u64::from_le_bytes(b))
-            })
-            .collect(),
-        _ => return None,
-    })
-}
-
-/// Reads bytes off the front of a page.
-struct Reader<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if n > self.bytes.len() {
-            return None;
-        }
-        let (head, tail) = self.bytes.split_at(n);
-        self.bytes = tail;
-        Some(head)
-    }
-
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-}
-
-/// Reads a page [`encode_page`] wrote, checking it against the columns'
-/// kinds; `None` if it does not read back.
-fn decode_page(bytes: &[u8], string_columns: &[bool]) -> Option<Page> {
-    let mut r = Reader { bytes };
-    let rows = r.u32()? as usize;
-    let mut columns = Vec::with_capacity(string_columns.len());
-    for &is_string in string_columns {
-        let kind = r.u8()?;
-        if kind != if is_string { KIND_STRINGS } else { KIND_FIXED } {
-            return None;
-        }
-        let nulls = match r.u8()? {
-            0 => None,
-            1 => {
-                let bits = r.take(rows.div_ceil(8))?;
-                Some((0..rows).map(|i| bits[i / 8] >> (i % 8) & 1 == 1).collect())
-            }
-            _ => return None,
-        };
-        let keys = unpack(&mut r, rows)?;
-        if is_string {
-            let len = usize::try_from(r.u64()?).ok()?;
-            let packed_len = usize::try_from(r.u64()?).ok()?;
-            let bytes = lz4_flex::block::decompress(r.take(packed_len)?, len).ok()?;
-            let mut offsets = Vec::with_capacity(rows + 1);
-            let mut end = 0u64;
-            offsets.push(0);
-            for k in keys {
-                end = end.checked_add(k)?;
-                offsets.push(end);
-            }
-            if end != bytes.len() as u64 {
-                return None;
-            }
-            columns.push(ColumnData::Strings {
-                bytes,
-                offsets,
-                nulls,
-            });
-        } else {
-            columns.push(ColumnData::Fixed { keys, nulls });
-        }
-    }
-    if !r.bytes.is_empty() || rows == 0 {
-        return None;
-    }
-    Some(Page { rows, columns })
 }
 
 #[cfg(test)]
@@ -996,62 +755,5 @@ mod tests {
         let e = SortKey::resolve(&s, &["nope".to_string()]).unwrap_err();
         assert!(e.to_string().contains("nope"), "{e}");
         assert!(SortKey::resolve(&s, &["k".to_string(), "K".to_string()]).is_err());
-    }
-
-    #[test]
-    fn pages_round_trip_and_reject_damage() {
-        let cols = block(&[
-            (Some(u64::MAX), None, 3),
-            (None, Some("xyz"), 0),
-            (Some(0), Some(""), 9),
-        ]);
-        let mut bytes = Vec::new();
-        let sorted: Vec<ColumnData> = cols
-            .iter()
-            .map(|c| reorder(c.clone(), &[2, 0, 1]).unwrap())
-            .collect();
-        encode_page(&sorted, 0..3, &mut bytes).unwrap();
-        let kinds = [false, true, false];
-        let page = decode_page(&bytes, &kinds).unwrap();
-        assert_eq!(rows_of(&page.columns, 3), {
-            let all = rows_of(&cols, 3);
-            vec![all[2].clone(), all[0].clone(), all[1].clone()]
-        });
-        for cut in 0..bytes.len() {
-            assert!(decode_page(&bytes[..cut], &kinds).is_none());
-        }
-        assert!(decode_page(&bytes, &[true, true, false]).is_none());
-    }
-
-    #[test]
-    fn dictionary_columns_reorder_with_any_index_under_a_null() {
-        // Row 1 is NULL and points past the dictionary, as readers may leave it.
-        let nulls = Some(vec![false, true, false]);
-        let strings = ColumnData::StringDict {
-            bytes: b"ab".to_vec(),
-            offsets: vec![0, 1, 2],
-            indices: vec![1, 9, 0],
-            nulls: nulls.clone(),
-        };
-        let keys = ColumnData::FixedDict {
-            entries: vec![10, 20],
-            indices: vec![0, 9, 1],
-            nulls: nulls.clone(),
-        };
-        let order = [2, 1, 0];
-        let s = reorder(strings, &order).unwrap();
-        assert_eq!(s.str_at(0), Some(&b"a"[..]));
-        assert_eq!(s.str_at(2), Some(&b"b"[..]));
-        assert!(s.is_null(1) && !s.is_null(0));
-        let k = reorder(keys, &order).unwrap();
-        assert_eq!((k.key_at(0), k.key_at(2)), (Some(20), Some(10)));
-        assert!(k.is_null(1));
-        // Past the dictionary without a NULL is an error, not a made-up value.
-        let bad = ColumnData::FixedDict {
-            entries: vec![10],
-            indices: vec![0, 9],
-            nulls: None,
-        };
-        assert!(reorder(bad, &[1, 0]).is_err());
     }
 }

@@ -1,0 +1,444 @@
+//! Spilled pages: how a run file stores a few thousand rows of every column.
+//!
+//! A page is the row count (u32) and then each column in schema order:
+//! its kind (0 fixed, 1 strings), whether it has NULL flags (0 or 1) and if
+//! so a bitmap of them, then [`pack`]ed keys (for strings, the lengths),
+//! and for strings the bytes' length, their LZ4 block's length and the
+//! block. All integers are little-endian. The format is private to one
+//! ingest: runs live only until their merge.
+//!
+//! Writing reads the rows straight from the block's columns in sorted order
+//! (no reordered copy of the block is made); reading refills the buffers of
+//! a page the merge is done with (so the merge does not allocate, and
+//! fault in, fresh memory for every page).
+
+use strata_format::ColumnData;
+
+use crate::error::{IngestError, Result};
+
+const KIND_FIXED: u8 = 0;
+const KIND_STRINGS: u8 = 1;
+
+/// A page read back: its rows of every column, as plain keys
+/// ([`ColumnData::Fixed`]) or strings ([`ColumnData::Strings`]).
+#[derive(Debug)]
+pub(super) struct Page {
+    pub(super) rows: usize,
+    pub(super) columns: Vec<ColumnData>,
+}
+
+/// Writes pages, reusing its buffers from column to column and page to page.
+#[derive(Debug, Default)]
+pub(super) struct PageWriter {
+    keys: Vec<u64>,
+    bytes: Vec<u8>,
+}
+
+impl PageWriter {
+    /// Appends the page of `columns`' rows `rows`, in that order, to `out`.
+    /// A NULL row's key is written as 0 when the column has no key for it
+    /// (a dictionary index past the entries), its string as empty.
+    pub(super) fn write(
+        &mut self,
+        columns: &[ColumnData],
+        rows: &[u32],
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let missing = || IngestError::Internal("a sorted page row outside its block".into());
+        let count = u32::try_from(rows.len())
+            .map_err(|_| IngestError::Internal("too many rows in one page".into()))?;
+        out.extend_from_slice(&count.to_le_bytes());
+        for col in columns {
+            let is_string = matches!(
+                col,
+                ColumnData::Strings { .. } | ColumnData::StringDict { .. }
+            );
+            out.push(if is_string { KIND_STRINGS } else { KIND_FIXED });
+            let nulls = col.null_flags();
+            out.push(nulls.is_some() as u8);
+            if let Some(n) = nulls {
+                let start = out.len();
+                out.resize(start + rows.len().div_ceil(8), 0);
+                for (i, &r) in rows.iter().enumerate() {
+                    if *n.get(r as usize).ok_or_else(missing)? {
+                        out[start + i / 8] |= 1 << (i % 8);
+                    }
+                }
+            }
+            let null_at = |r: u32| nulls.is_some_and(|n| n.get(r as usize) == Some(&true));
+            self.keys.clear();
+            self.bytes.clear();
+            match col {
+                ColumnData::Fixed { keys, .. } => {
+                    for &r in rows {
+                        self.keys.push(*keys.get(r as usize).ok_or_else(missing)?);
+                    }
+                }
+                ColumnData::FixedDict { .. } => {
+                    for &r in rows {
+                        let key = match col.key_at(r as usize) {
+                            None if null_at(r) => 0,
+                            key => key.ok_or_else(missing)?,
+                        };
+                        self.keys.push(key);
+                    }
+                }
+                ColumnData::Strings { .. } | ColumnData::StringDict { .. } => {
+                    for &r in rows {
+                        let s = match col.str_at(r as usize) {
+                            None if null_at(r) => &[][..],
+                            s => s.ok_or_else(missing)?,
+                        };
+                        self.bytes.extend_from_slice(s);
+                        self.keys.push(s.len() as u64);
+                    }
+                }
+            }
+            pack(&self.keys, out);
+            if is_string {
+                compress_into(&self.bytes, out)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Appends `bytes`' length, its LZ4 block's length and the block to `out`.
+fn compress_into(bytes: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+    let at = out.len();
+    out.extend_from_slice(&[0; 8]);
+    let start = out.len();
+    out.resize(
+        start + lz4_flex::block::get_maximum_output_size(bytes.len()),
+        0,
+    );
+    let n = lz4_flex::block::compress_into(bytes, &mut out[start..])
+        .map_err(|e| IngestError::Internal(format!("compressing a sorted page: {e}")))?;
+    out.truncate(start + n);
+    out[at..start].copy_from_slice(&(n as u64).to_le_bytes());
+    Ok(())
+}
+
+/// Appends `keys` as their smallest value and each one's difference from it
+/// in 0, 1, 2, 4 or 8 bytes (whichever the largest difference needs).
+fn pack(keys: &[u64], out: &mut Vec<u8>) {
+    let (mut min, mut max) = (u64::MAX, 0);
+    for &k in keys {
+        min = min.min(k);
+        max = max.max(k);
+    }
+    if keys.is_empty() {
+        min = 0;
+    }
+    let width = match max - min {
+        0 => 0,
+        1..=0xff => 1,
+        0x100..=0xffff => 2,
+        0x1_0000..=0xffff_ffff => 4,
+        _ => 8,
+    };
+    out.extend_from_slice(&min.to_le_bytes());
+    out.push(width);
+    out.reserve(keys.len() * width as usize);
+    match width {
+        0 => {}
+        1 => out.extend(keys.iter().map(|&k| (k - min) as u8)),
+        2 => keys
+            .iter()
+            .for_each(|&k| out.extend_from_slice(&((k - min) as u16).to_le_bytes())),
+        4 => keys
+            .iter()
+            .for_each(|&k| out.extend_from_slice(&((k - min) as u32).to_le_bytes())),
+        _ => keys
+            .iter()
+            .for_each(|&k| out.extend_from_slice(&(k - min).to_le_bytes())),
+    }
+}
+
+/// Appends the `rows` keys [`pack`] wrote to `out`.
+fn unpack(r: &mut Reader<'_>, rows: usize, out: &mut Vec<u64>) -> Option<()> {
+    let min = r.u64()?;
+    let width = r.u8()? as usize;
+    let packed = r.take(rows.checked_mul(width)?)?;
+    match width {
+        0 => out.resize(out.len() + rows, min),
+        1 => out.extend(packed.iter().map(|&d| min.wrapping_add(u64::from(d)))),
+        2 => out.extend(
+            packed
+                .chunks_exact(2)
+                .map(|d| min.wrapping_add(u64::from(u16::from_le_bytes([d[0], d[1]])))),
+        ),
+        4 => out.extend(
+            packed
+                .chunks_exact(4)
+                .map(|d| min.wrapping_add(u64::from(u32::from_le_bytes([d[0], d[1], d[2], d[3]])))),
+        ),
+        8 => out.extend(packed.chunks_exact(8).map(|d| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(d);
+            min.wrapping_add(u64::from_le_bytes(b))
+        })),
+        _ => return None,
+    }
+    Some(())
+}
+
+/// Reads bytes off the front of a page.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if n > self.bytes.len() {
+            return None;
+        }
+        let (head, tail) = self.bytes.split_at(n);
+        self.bytes = tail;
+        Some(head)
+    }
+
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+}
+
+/// The buffers of a column of a page the merge is done with, emptied.
+#[derive(Default)]
+struct Buffers {
+    /// Keys, or a string column's offsets.
+    words: Vec<u64>,
+    bytes: Vec<u8>,
+    nulls: Vec<bool>,
+}
+
+impl Buffers {
+    fn of(column: ColumnData) -> Buffers {
+        let (words, bytes, nulls) = match column {
+            ColumnData::Fixed { keys, nulls } => (keys, Vec::new(), nulls),
+            ColumnData::Strings {
+                bytes,
+                offsets,
+                nulls,
+            } => (offsets, bytes, nulls),
+            ColumnData::FixedDict { nulls, .. } | ColumnData::StringDict { nulls, .. } => {
+                (Vec::new(), Vec::new(), nulls)
+            }
+        };
+        let mut nulls = nulls.unwrap_or_default();
+        nulls.clear();
+        Buffers {
+            words,
+            bytes,
+            nulls,
+        }
+    }
+}
+
+/// Reads a page [`PageWriter::write`] wrote, checking it against the
+/// columns' kinds (`true` for strings); `None` if it does not read back.
+/// `spare`, a page the caller is done with, lends its buffers.
+pub(super) fn decode(bytes: &[u8], string_columns: &[bool], spare: Option<Page>) -> Option<Page> {
+    let mut r = Reader { bytes };
+    let rows = r.u32()? as usize;
+    let mut spares = spare.map(|p| p.columns).unwrap_or_default().into_iter();
+    let mut columns = Vec::with_capacity(string_columns.len());
+    for &is_string in string_columns {
+        let Buffers {
+            mut words,
+            bytes: mut data,
+            mut nulls,
+        } = spares.next().map(Buffers::of).unwrap_or_default();
+        let kind = r.u8()?;
+        if kind != if is_string { KIND_STRINGS } else { KIND_FIXED } {
+            return None;
+        }
+        let nulls = match r.u8()? {
+            0 => None,
+            1 => {
+                let bits = r.take(rows.div_ceil(8))?;
+                nulls.extend((0..rows).map(|i| bits[i / 8] >> (i % 8) & 1 == 1));
+                Some(nulls)
+            }
+            _ => return None,
+        };
+        if is_string {
+            // 0 and the lengths, then their running sums in place: the offsets.
+            let mut offsets = std::mem::take(&mut words);
+            offsets.clear();
+            offsets.push(0);
+            unpack(&mut r, rows, &mut offsets)?;
+            let mut end = 0u64;
+            for o in offsets.iter_mut() {
+                end = end.checked_add(*o)?;
+                *o = end;
+            }
+            let len = usize::try_from(r.u64()?).ok()?;
+            let packed_len = usize::try_from(r.u64()?).ok()?;
+            if end != len as u64 {
+                return None;
+            }
+            data.clear();
+            data.resize(len, 0);
+            let n = lz4_flex::block::decompress_into(r.take(packed_len)?, &mut data).ok()?;
+            if n != len {
+                return None;
+            }
+            columns.push(ColumnData::Strings {
+                bytes: data,
+                offsets,
+                nulls,
+            });
+        } else {
+            words.clear();
+            unpack(&mut r, rows, &mut words)?;
+            columns.push(ColumnData::Fixed { keys: words, nulls });
+        }
+    }
+    if !r.bytes.is_empty() || rows == 0 {
+        return None;
+    }
+    Some(Page { rows, columns })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fixed, a string and a dictionary-coded string column with NULLs.
+    fn columns() -> Vec<ColumnData> {
+        let mut k = ColumnData::new_fixed();
+        let mut s = ColumnData::new_strings();
+        for (key, string) in [
+            (Some(u64::MAX), None),
+            (None, Some("xyz")),
+            (Some(0), Some("")),
+        ] {
+            match key {
+                Some(key) => k.push_key(key).unwrap(),
+                None => k.push_null(),
+            }
+            match string {
+                Some(v) => s.push_str(v.as_bytes()).unwrap(),
+                None => s.push_null(),
+            }
+        }
+        // Row 1 is NULL and points past the dictionary, as readers may leave it.
+        let d = ColumnData::StringDict {
+            bytes: b"ab".to_vec(),
+            offsets: vec![0, 1, 2],
+            indices: vec![1, 9, 0],
+            nulls: Some(vec![false, true, false]),
+        };
+        let f = ColumnData::FixedDict {
+            entries: vec![10, 20],
+            indices: vec![0, 9, 1],
+            nulls: Some(vec![false, true, false]),
+        };
+        vec![k, s, d, f]
+    }
+
+    const KINDS: [bool; 4] = [false, true, true, false];
+
+    /// Row `i` of `columns` as (NULL or key or string) per column.
+    fn row(columns: &[ColumnData], i: usize) -> Vec<Option<Vec<u8>>> {
+        columns
+            .iter()
+            .map(|c| {
+                (!c.is_null(i)).then(|| match c.key_at(i) {
+                    Some(k) => k.to_le_bytes().to_vec(),
+                    None => c.str_at(i).unwrap().to_vec(),
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pages_hold_the_rows_in_the_order_given_and_reject_damage() {
+        let cols = columns();
+        let order = [2u32, 0, 1];
+        let mut bytes = Vec::new();
+        PageWriter::default()
+            .write(&cols, &order, &mut bytes)
+            .unwrap();
+        let page = decode(&bytes, &KINDS, None).unwrap();
+        assert_eq!(page.rows, 3);
+        for (i, &r) in order.iter().enumerate() {
+            assert_eq!(row(&page.columns, i), row(&cols, r as usize));
+        }
+        // A NULL row past the dictionary reads back as a NULL.
+        assert!(page.columns[2].is_null(2) && page.columns[3].is_null(2));
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut], &KINDS, None).is_none());
+        }
+        assert!(decode(&bytes, &[true, true, true, false], None).is_none());
+    }
+
+    #[test]
+    fn a_spare_page_lends_its_buffers_whatever_it_held() {
+        let cols = columns();
+        let mut writer = PageWriter::default();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        writer.write(&cols, &[0, 1, 2, 2, 1], &mut a).unwrap();
+        writer.write(&cols, &[1], &mut b).unwrap();
+        let first = decode(&a, &KINDS, None).unwrap();
+        let again = decode(&b, &KINDS, Some(first)).unwrap();
+        assert_eq!(again.rows, 1);
+        assert_eq!(row(&again.columns, 0), row(&cols, 1));
+        // A spare of other kinds (a page of another schema) is only buffers.
+        let odd = Page {
+            rows: 1,
+            columns: vec![cols[1].clone(), cols[0].clone()],
+        };
+        let page = decode(&a, &KINDS, Some(odd)).unwrap();
+        for (i, &r) in [0usize, 1, 2, 2, 1].iter().enumerate() {
+            assert_eq!(row(&page.columns, i), row(&cols, r));
+        }
+    }
+
+    #[test]
+    fn a_row_outside_the_block_is_an_error() {
+        let cols = columns();
+        for c in &cols {
+            let e = PageWriter::default()
+                .write(std::slice::from_ref(c), &[0, 3], &mut Vec::new())
+                .unwrap_err();
+            assert!(e.to_string().contains("outside its block"), "{e}");
+        }
+        // A dictionary index past the entries on a row that is not NULL.
+        let bad = ColumnData::FixedDict {
+            entries: vec![10],
+            indices: vec![0, 9],
+            nulls: None,
+        };
+        assert!(PageWriter::default()
+            .write(&[bad], &[1, 0], &mut Vec::new())
+            .is_err());
+    }
+
+    #[test]
+    fn keys_pack_in_the_width_their_spread_needs() {
+        for keys in [
+            vec![],
+            vec![7; 5],
+            vec![3, 200, 4],
+            vec![u64::MAX, 0, 65_536],
+            vec![1 << 40, (1 << 40) + 70_000],
+        ] {
+            let mut out = Vec::new();
+            pack(&keys, &mut out);
+            let mut back = vec![99];
+            unpack(&mut Reader { bytes: &out }, keys.len(), &mut back).unwrap();
+            assert_eq!(back[1..], keys[..]);
+        }
+    }
+}
