@@ -276,13 +276,14 @@ impl Sorter {
         };
         runs.sort_by_key(|(seq, _)| *seq);
         let mut runs: Vec<Run> = runs.into_iter().map(|(_, r)| r).collect();
+        // A merge pass's pages are its chunks' rows in order.
+        let all: Vec<u32> = (0..PAGE_ROWS as u32).collect();
         while runs.len() > FAN_IN {
             let mut longer = Vec::with_capacity(runs.len().div_ceil(FAN_IN));
             let mut rest = runs.into_iter().peekable();
             while rest.peek().is_some() {
                 let group: Vec<Run> = rest.by_ref().take(FAN_IN).collect();
                 let mut w = self.new_run_file()?;
-                let all: Vec<u32> = (0..PAGE_ROWS as u32).collect();
                 self.merge_group(&group, PAGE_ROWS, pool, &mut |rows, columns| {
                     w.page(&columns, &all[..rows])
                 })?;
