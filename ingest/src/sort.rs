@@ -18,8 +18,9 @@
 //! being merged, and the pages an output block takes its rows from until it
 //! is gathered (at most its rows / [`PAGE_ROWS`] + [`FAN_IN`] pages). Pages
 //! it is done with are kept and refilled by the next ones read, so that is
-//! also what it holds between blocks. With ClickBench `hits` rows, a page is
-//! about 2 MiB, so the merge adds about 0.5 GiB whatever the input size.
+//! also what it holds between blocks. Read back, a page keeps its keys
+//! packed and only its strings expanded; with ClickBench `hits` rows the
+//! whole 10M-row sorted ingest peaks at 2.2 GiB whatever the input size.
 //!
 //! **Disk.** The runs take about the rows' size under this light packing
 //! (2.6 GiB for 10M ClickBench rows, whose Parquet file is 1.6 GiB and
@@ -35,6 +36,7 @@
 //! order-preserving keys, strings by their bytes.
 
 mod direct;
+mod gather;
 mod page;
 
 use std::cmp::Ordering;
@@ -42,11 +44,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
 use strata_format::{ColumnData, Schema};
 
 use crate::error::{IngestError, Result};
 use direct::{RunFile, RunReader, SectorBuf};
+use gather::{gather, Segment};
 use page::{Page, PageWriter};
 
 /// Rows per spilled page.
@@ -98,7 +100,7 @@ impl SortKey {
     }
 
     /// Compares row `a` of `x` with row `b` of `y` (columns of the same schema).
-    fn compare(&self, x: &[ColumnData], a: usize, y: &[ColumnData], b: usize) -> Ordering {
+    fn compare<C: Cells>(&self, x: &[C], a: usize, y: &[C], b: usize) -> Ordering {
         for &c in &self.columns {
             let o = compare_cells(&x[c], a, &y[c], b);
             if o != Ordering::Equal {
@@ -109,8 +111,33 @@ impl SortKey {
     }
 }
 
+/// What comparing rows needs of a column: a block's [`ColumnData`] when
+/// runs are sorted, a page's [`page::PageColumn`] when they are merged.
+trait Cells {
+    /// Whether row `i` is NULL.
+    fn is_null(&self, i: usize) -> bool;
+    /// Row `i`'s key, for a fixed-width column.
+    fn key_at(&self, i: usize) -> Option<u64>;
+    /// Row `i`'s bytes, for a string column.
+    fn str_at(&self, i: usize) -> Option<&[u8]>;
+}
+
+impl Cells for ColumnData {
+    fn is_null(&self, i: usize) -> bool {
+        ColumnData::is_null(self, i)
+    }
+
+    fn key_at(&self, i: usize) -> Option<u64> {
+        ColumnData::key_at(self, i)
+    }
+
+    fn str_at(&self, i: usize) -> Option<&[u8]> {
+        ColumnData::str_at(self, i)
+    }
+}
+
 /// Compares two values of one column; NULL sorts last.
-fn compare_cells(x: &ColumnData, a: usize, y: &ColumnData, b: usize) -> Ordering {
+fn compare_cells<C: Cells>(x: &C, a: usize, y: &C, b: usize) -> Ordering {
     match (x.is_null(a), y.is_null(b)) {
         (true, true) => return Ordering::Equal,
         (true, false) => return Ordering::Greater,
@@ -494,97 +521,6 @@ fn sift_down(heap: &mut [usize], mut i: usize, less: impl Fn(usize, usize) -> bo
         heap.swap(i, child);
         i = child;
     }
-}
-
-/// Consecutive rows `start..end` of one page (by its slot in the chunk's
-/// page list) in the merged order.
-#[derive(Debug, Clone, Copy)]
-struct Segment {
-    slot: usize,
-    start: usize,
-    end: usize,
-}
-
-/// Builds the columns of the `rows` rows `order` picks.
-fn gather(
-    slots: &[Arc<Page>],
-    order: &[Segment],
-    rows: usize,
-    string_columns: &[bool],
-    pool: &rayon::ThreadPool,
-) -> Vec<ColumnData> {
-    pool.install(|| {
-        (0..string_columns.len())
-            .into_par_iter()
-            .map(|c| {
-                let column = |slot: usize| slots.get(slot).and_then(|p| p.columns.get(c));
-                let any_nulls = slots
-                    .iter()
-                    .any(|p| p.columns.get(c).is_some_and(|c| c.null_flags().is_some()));
-                let nulls = any_nulls.then(|| {
-                    let mut nulls = Vec::with_capacity(rows);
-                    for seg in order {
-                        match column(seg.slot) {
-                            Some(
-                                ColumnData::Fixed { nulls: Some(n), .. }
-                                | ColumnData::Strings { nulls: Some(n), .. },
-                            ) => nulls
-                                .extend_from_slice(n.get(seg.start..seg.end).unwrap_or_default()),
-                            _ => nulls.resize(nulls.len() + (seg.end - seg.start), false),
-                        }
-                    }
-                    nulls
-                });
-                if string_columns[c] {
-                    let size = order
-                        .iter()
-                        .filter_map(|seg| match column(seg.slot) {
-                            Some(ColumnData::Strings { offsets: o, .. }) => {
-                                Some(o.get(seg.end)?.checked_sub(*o.get(seg.start)?)?)
-                            }
-                            _ => None,
-                        })
-                        .sum::<u64>();
-                    let mut bytes = Vec::with_capacity(size as usize);
-                    let mut offsets = Vec::with_capacity(rows + 1);
-                    offsets.push(0);
-                    for seg in order {
-                        if let Some(ColumnData::Strings {
-                            bytes: b,
-                            offsets: o,
-                            ..
-                        }) = column(seg.slot)
-                        {
-                            let (Some(o), Some(&first)) =
-                                (o.get(seg.start..=seg.end), o.get(seg.start))
-                            else {
-                                continue;
-                            };
-                            let base = bytes.len() as u64;
-                            let last = o.last().copied().unwrap_or(first);
-                            bytes.extend_from_slice(
-                                b.get(first as usize..last as usize).unwrap_or_default(),
-                            );
-                            offsets.extend(o[1..].iter().map(|&x| x - first + base));
-                        }
-                    }
-                    ColumnData::Strings {
-                        bytes,
-                        offsets,
-                        nulls,
-                    }
-                } else {
-                    let mut keys = Vec::with_capacity(rows);
-                    for seg in order {
-                        if let Some(ColumnData::Fixed { keys: k, .. }) = column(seg.slot) {
-                            keys.extend_from_slice(k.get(seg.start..seg.end).unwrap_or_default());
-                        }
-                    }
-                    ColumnData::Fixed { keys, nulls }
-                }
-            })
-            .collect()
-    })
 }
 
 #[cfg(test)]

@@ -19,12 +19,119 @@ use crate::error::{IngestError, Result};
 const KIND_FIXED: u8 = 0;
 const KIND_STRINGS: u8 = 1;
 
-/// A page read back: its rows of every column, as plain keys
-/// ([`ColumnData::Fixed`]) or strings ([`ColumnData::Strings`]).
+/// A page read back: its rows of every column.
 #[derive(Debug)]
 pub(super) struct Page {
     pub(super) rows: usize,
-    pub(super) columns: Vec<ColumnData>,
+    pub(super) columns: Vec<PageColumn>,
+}
+
+/// A column of a page read back.
+///
+/// Keys stay packed as written: a merged block takes its rows a few at a
+/// time from some 150 pages, and at a byte or two per key instead of eight
+/// a column's part of all of them stays in the core's cache.
+#[derive(Debug, Clone)]
+pub(super) enum PageColumn {
+    /// Fixed-width keys of `rows` rows: the page's smallest key, and each
+    /// row's difference from it in `width` (0, 1, 2, 4 or 8) bytes,
+    /// little-endian.
+    Keys {
+        rows: usize,
+        min: u64,
+        width: usize,
+        deltas: Vec<u8>,
+        nulls: Option<Vec<bool>>,
+    },
+    /// Strings: row `i` is `bytes[offsets[i]..offsets[i + 1]]`.
+    Strings {
+        bytes: Vec<u8>,
+        offsets: Vec<u64>,
+        nulls: Option<Vec<bool>>,
+    },
+}
+
+impl PageColumn {
+    /// One flag per row, if the column has NULLs.
+    pub(super) fn null_flags(&self) -> Option<&[bool]> {
+        match self {
+            PageColumn::Keys { nulls, .. } | PageColumn::Strings { nulls, .. } => nulls.as_deref(),
+        }
+    }
+
+    /// Appends the keys of rows `start..end` to `out`; `None` for strings
+    /// or rows past the end.
+    pub(super) fn extend_keys(&self, start: usize, end: usize, out: &mut Vec<u64>) -> Option<()> {
+        let PageColumn::Keys {
+            rows,
+            min,
+            width,
+            deltas,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        if start > end || end > *rows {
+            return None;
+        }
+        let (min, width) = (*min, *width);
+        let d = deltas.get(start.checked_mul(width)?..end.checked_mul(width)?)?;
+        match width {
+            0 => out.resize(out.len() + (end - start), min),
+            1 => out.extend(d.iter().map(|&x| min.wrapping_add(u64::from(x)))),
+            2 => out.extend(
+                d.chunks_exact(2)
+                    .map(|x| min.wrapping_add(u64::from(u16::from_le_bytes([x[0], x[1]])))),
+            ),
+            4 => out.extend(d.chunks_exact(4).map(|x| {
+                min.wrapping_add(u64::from(u32::from_le_bytes([x[0], x[1], x[2], x[3]])))
+            })),
+            _ => out.extend(d.chunks_exact(8).map(|x| {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(x);
+                min.wrapping_add(u64::from_le_bytes(b))
+            })),
+        }
+        Some(())
+    }
+}
+
+impl super::Cells for PageColumn {
+    fn is_null(&self, i: usize) -> bool {
+        self.null_flags()
+            .is_some_and(|n| n.get(i).copied().unwrap_or(false))
+    }
+
+    fn key_at(&self, i: usize) -> Option<u64> {
+        let PageColumn::Keys {
+            rows,
+            min,
+            width,
+            deltas,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        if i >= *rows {
+            return None;
+        }
+        let w = *width;
+        let d = deltas.get(i.checked_mul(w)?..i.checked_mul(w)?.checked_add(w)?)?;
+        let mut b = [0u8; 8];
+        b[..w].copy_from_slice(d);
+        Some(min.wrapping_add(u64::from_le_bytes(b)))
+    }
+
+    fn str_at(&self, i: usize) -> Option<&[u8]> {
+        let PageColumn::Strings { bytes, offsets, .. } = self else {
+            return None;
+        };
+        let start = usize::try_from(*offsets.get(i)?).ok()?;
+        let end = usize::try_from(*offsets.get(i + 1)?).ok()?;
+        bytes.get(start..end)
+    }
 }
 
 /// Writes pages, reusing its buffers from column to column and page to page.
@@ -215,24 +322,22 @@ impl<'a> Reader<'a> {
 /// The buffers of a column of a page the merge is done with, emptied.
 #[derive(Default)]
 struct Buffers {
-    /// Keys, or a string column's offsets.
+    /// A string column's offsets.
     words: Vec<u64>,
+    /// Strings, or packed keys.
     bytes: Vec<u8>,
     nulls: Vec<bool>,
 }
 
 impl Buffers {
-    fn of(column: ColumnData) -> Buffers {
+    fn of(column: PageColumn) -> Buffers {
         let (words, bytes, nulls) = match column {
-            ColumnData::Fixed { keys, nulls } => (keys, Vec::new(), nulls),
-            ColumnData::Strings {
+            PageColumn::Keys { deltas, nulls, .. } => (Vec::new(), deltas, nulls),
+            PageColumn::Strings {
                 bytes,
                 offsets,
                 nulls,
             } => (offsets, bytes, nulls),
-            ColumnData::FixedDict { nulls, .. } | ColumnData::StringDict { nulls, .. } => {
-                (Vec::new(), Vec::new(), nulls)
-            }
         };
         let mut nulls = nulls.unwrap_or_default();
         nulls.clear();
@@ -293,15 +398,26 @@ pub(super) fn decode(bytes: &[u8], string_columns: &[bool], spare: Option<Page>)
             if n != len {
                 return None;
             }
-            columns.push(ColumnData::Strings {
+            columns.push(PageColumn::Strings {
                 bytes: data,
                 offsets,
                 nulls,
             });
         } else {
-            words.clear();
-            unpack(&mut r, rows, &mut words)?;
-            columns.push(ColumnData::Fixed { keys: words, nulls });
+            let min = r.u64()?;
+            let width = usize::from(r.u8()?);
+            if !matches!(width, 0 | 1 | 2 | 4 | 8) {
+                return None;
+            }
+            data.clear();
+            data.extend_from_slice(r.take(rows.checked_mul(width)?)?);
+            columns.push(PageColumn::Keys {
+                rows,
+                min,
+                width,
+                deltas: data,
+                nulls,
+            });
         }
     }
     if !r.bytes.is_empty() || rows == 0 {
@@ -312,6 +428,7 @@ pub(super) fn decode(bytes: &[u8], string_columns: &[bool], spare: Option<Page>)
 
 #[cfg(test)]
 mod tests {
+    use super::super::Cells;
     use super::*;
 
     /// A fixed, a string and a dictionary-coded string column with NULLs.
@@ -350,7 +467,7 @@ mod tests {
     const KINDS: [bool; 4] = [false, true, true, false];
 
     /// Row `i` of `columns` as (NULL or key or string) per column.
-    fn row(columns: &[ColumnData], i: usize) -> Vec<Option<Vec<u8>>> {
+    fn row<C: Cells>(columns: &[C], i: usize) -> Vec<Option<Vec<u8>>> {
         columns
             .iter()
             .map(|c| {
@@ -397,7 +514,20 @@ mod tests {
         // A spare of other kinds (a page of another schema) is only buffers.
         let odd = Page {
             rows: 1,
-            columns: vec![cols[1].clone(), cols[0].clone()],
+            columns: vec![
+                PageColumn::Strings {
+                    bytes: b"xy".to_vec(),
+                    offsets: vec![0, 2],
+                    nulls: None,
+                },
+                PageColumn::Keys {
+                    rows: 1,
+                    min: 5,
+                    width: 8,
+                    deltas: vec![0; 8],
+                    nulls: Some(vec![true]),
+                },
+            ],
         };
         let page = decode(&a, &KINDS, Some(odd)).unwrap();
         for (i, &r) in [0usize, 1, 2, 2, 1].iter().enumerate() {
@@ -423,6 +553,35 @@ mod tests {
         assert!(PageWriter::default()
             .write(&[bad], &[1, 0], &mut Vec::new())
             .is_err());
+    }
+
+    #[test]
+    fn packed_keys_read_back_in_ranges_at_every_width() {
+        let mut writer = PageWriter::default();
+        for keys in [
+            vec![7; 5],
+            vec![3, 200, 4, 9, 100],
+            vec![0, 65_536, 1, 2, 3],
+            vec![1 << 40, (1 << 40) + 70_000, 1 << 40, 5 << 40, 1 << 40],
+            vec![u64::MAX, 0, 65_536, 1, 2],
+        ] {
+            let mut col = ColumnData::new_fixed();
+            keys.iter().for_each(|&k| col.push_key(k).unwrap());
+            let mut bytes = Vec::new();
+            writer.write(&[col], &[0, 1, 2, 3, 4], &mut bytes).unwrap();
+            let page = decode(&bytes, &[false], None).unwrap();
+            let c = &page.columns[0];
+            for (i, &k) in keys.iter().enumerate() {
+                assert_eq!(c.key_at(i), Some(k));
+            }
+            assert_eq!(c.key_at(5), None);
+            let mut out = vec![1];
+            c.extend_keys(1, 4, &mut out).unwrap();
+            c.extend_keys(2, 2, &mut out).unwrap();
+            assert_eq!(out[1..], keys[1..4]);
+            assert!(c.extend_keys(3, 6, &mut out).is_none());
+            assert_eq!(out.len(), 4, "a failed range appends nothing");
+        }
     }
 
     #[test]
