@@ -5,9 +5,9 @@
 //! out of it on the way back, and the cache's pages taken from memory the
 //! rest of the ingest needs. Where the file system allows it, run files are
 //! opened with `O_DIRECT` and moved in whole aligned [`SECTOR`]s straight
-//! between the device and this module's buffers. Where it does not (tmpfs
-//! refuses `O_DIRECT`; some file systems refuse a transfer's alignment),
-//! the same calls go through the page cache instead.
+//! between the device and this module's buffers. Where it does not (some
+//! file systems refuse `O_DIRECT` when a file is opened, others refuse a
+//! transfer's alignment), the same calls go through the page cache instead.
 //!
 //! A run file is its bytes padded with zeros to a whole number of sectors,
 //! so that a read of the sectors around any byte range stays in the file.
@@ -47,7 +47,7 @@ impl SectorBuf {
         self.sectors.as_bytes()
     }
 
-    /// Resizes to at least `len` bytes (whole sectors), returning them.
+    /// Resizes to `len` bytes rounded up to whole sectors, returning them.
     fn bytes_mut(&mut self, len: usize) -> &mut [u8] {
         self.sectors
             .resize(len.div_ceil(SECTOR), Sector::new_zeroed());
@@ -55,7 +55,8 @@ impl SectorBuf {
     }
 }
 
-/// Opens `file` for direct transfers where allowed: `true` if it is.
+/// Opens `path` with `options`, for direct transfers where allowed: `true`
+/// if they are.
 fn open(options: &mut OpenOptions, path: &Path) -> io::Result<(File, bool)> {
     match options
         .clone()
