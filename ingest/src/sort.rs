@@ -219,6 +219,9 @@ pub struct Sorter {
     key: SortKey,
     string_columns: Vec<bool>,
     dir: PathBuf,
+    /// Whether the directory is there to create runs in: false once the
+    /// [`SpillDir`] guard removes it.
+    dir_open: Arc<Mutex<bool>>,
     runs: Mutex<Vec<(u64, Run)>>,
     next_file: AtomicU64,
     rows: AtomicU64,
@@ -233,7 +236,11 @@ impl Sorter {
         // runs are removed like its half-written blocks.
         let dir = strata_format::writer::temp_path(table, "-sort")?;
         std::fs::create_dir_all(&dir).map_err(|e| spill_error("creating", &dir, e))?;
-        let guard = SpillDir(dir.clone());
+        let open = Arc::new(Mutex::new(true));
+        let guard = SpillDir {
+            path: dir.clone(),
+            open: open.clone(),
+        };
         let sorter = Sorter {
             key,
             string_columns: schema
@@ -242,6 +249,7 @@ impl Sorter {
                 .map(|f| f.data_type.is_string())
                 .collect(),
             dir,
+            dir_open: open,
             runs: Mutex::new(Vec::new()),
             next_file: AtomicU64::new(0),
             rows: AtomicU64::new(0),
@@ -254,9 +262,21 @@ impl Sorter {
         self.rows.load(AtomicOrdering::Relaxed)
     }
 
+    /// Creates the next run file, unless the [`SpillDir`] guard has removed
+    /// (or is removing) the directory: a failed ingest's workers may still
+    /// be spilling.
     fn new_run_file(&self) -> Result<RunWriter> {
         let n = self.next_file.fetch_add(1, AtomicOrdering::Relaxed);
-        RunWriter::create(self.dir.join(format!("run-{n}")))
+        let path = self.dir.join(format!("run-{n}"));
+        let open = self.dir_open.lock().unwrap_or_else(|e| e.into_inner());
+        if !*open {
+            let gone = std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the ingest has stopped and removed its sort directory",
+            );
+            return Err(spill_error("creating", &path, gone));
+        }
+        RunWriter::create(path)
     }
 
     /// Sorts a block's `rows` rows (the `seq`-th block of the input) and
@@ -470,11 +490,19 @@ impl Sorter {
 /// still hold it when the process exits, while the ingest's caller drops
 /// this guard when the ingest returns.
 #[derive(Debug)]
-pub struct SpillDir(PathBuf);
+pub struct SpillDir {
+    path: PathBuf,
+    /// Shared with the sorter: see [`Sorter::new_run_file`].
+    open: Arc<Mutex<bool>>,
+}
 
 impl Drop for SpillDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        // Under the lock, so that no worker creates a run file between the
+        // removal's listing of the directory and its rmdir.
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        *open = false;
+        let _ = std::fs::remove_dir_all(&self.path);
     }
 }
 
