@@ -243,11 +243,11 @@ impl RunReader {
         let skip = (offset - start) as usize;
         let span = (skip + len).next_multiple_of(SECTOR);
         let bytes = buf.bytes_mut(span);
-        match self.file.read_exact_at(&mut bytes[..span], start) {
+        match self.file.read_exact_at(bytes, start) {
             Err(e) if self.direct && refused(&e) => {
                 buffered(&self.file)?;
                 self.direct = false;
-                self.file.read_exact_at(&mut bytes[..span], start)?;
+                self.file.read_exact_at(bytes, start)?;
             }
             r => r?,
         }

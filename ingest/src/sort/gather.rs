@@ -2,10 +2,8 @@
 //!
 //! Merged runs interleave finely: with ClickBench's key a 512K-row block
 //! is about 157K segments of 3 rows on average, taken from some 150 pages.
-//! So each column first looks up its part of every page once, keys are
-//! unpacked straight from the pages' packed bytes (which, unlike the keys
-//! unpacked, stay in the core's cache across those pages), and short runs
-//! of NULL flags are copied value by value rather than through `memcpy`.
+//! So each column first looks up its part of every page once, and keys are
+//! unpacked straight from the pages' packed bytes into the output.
 
 use std::sync::Arc;
 
@@ -22,9 +20,6 @@ pub(super) struct Segment {
     pub(super) start: usize,
     pub(super) end: usize,
 }
-
-/// Segments up to this many values long are copied value by value.
-const SHORT: usize = 16;
 
 /// Builds the columns (strings where `string_columns` says so, else plain
 /// keys) of the `rows` rows `order` picks from the pages in `slots`, a
@@ -69,7 +64,7 @@ fn gather_nulls(
     let mut nulls = Vec::with_capacity(rows);
     for seg in order {
         match flags.get(seg.slot).copied().flatten() {
-            Some(n) => extend_short(&mut nulls, n.get(seg.start..seg.end).unwrap_or_default()),
+            Some(n) => nulls.extend_from_slice(n.get(seg.start..seg.end).unwrap_or_default()),
             None => nulls.resize(nulls.len() + (seg.end - seg.start), false),
         }
     }
@@ -144,17 +139,5 @@ fn gather_strings(
         bytes,
         offsets,
         nulls,
-    }
-}
-
-/// Appends `src` to `out`: value by value when short, else in one copy.
-#[inline]
-fn extend_short<T: Copy>(out: &mut Vec<T>, src: &[T]) {
-    if src.len() <= SHORT {
-        for &x in src {
-            out.push(x);
-        }
-    } else {
-        out.extend_from_slice(src);
     }
 }
