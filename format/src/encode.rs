@@ -16,7 +16,7 @@ use crate::layout::{
 use crate::row_codes::CodeForm;
 use crate::strings::Compression;
 use crate::types::Schema;
-use crate::{delta_planes, packed, row_codes, rowlist, strings, zstd_frames};
+use crate::{delta_planes, packed, radix, row_codes, rowlist, strings, zstd_frames};
 
 /// One block, encoded and ready to be written. Produced by [`encode_block`],
 /// which is pure and can run on many threads at once.
@@ -588,7 +588,9 @@ fn sort_fixed(
             .filter(|(r, _)| !is_null(*r))
             .map(|(r, &k)| ((k - min) << 24) | r as u64)
             .collect();
-        packed_pairs.sort_unstable();
+        // Built in row order: sorting by the key bits alone leaves each
+        // key's rows ascending.
+        radix::sort_by_bits(&mut packed_pairs, 24, 64 - range.leading_zeros());
         packed_pairs
             .into_iter()
             .map(|p| (p >> 24, (p & 0xff_ffff) as u32))

@@ -33,6 +33,7 @@ pub mod error;
 pub mod layout;
 pub mod manifest;
 pub mod packed;
+mod radix;
 pub mod reader;
 pub mod row_codes;
 pub mod rowlist;
