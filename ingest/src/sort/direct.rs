@@ -18,6 +18,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
@@ -102,6 +103,9 @@ pub(super) struct RunFile {
     /// Buffers the writer thread is done with.
     returned: Receiver<SectorBuf>,
     writer: Option<JoinHandle<io::Result<()>>>,
+    /// How long writes waited for the device since [`RunFile::waited`]
+    /// was last asked.
+    waited: Duration,
 }
 
 impl RunFile {
@@ -135,7 +139,15 @@ impl RunFile {
             chunks: Some(chunks),
             returned,
             writer: Some(writer),
+            waited: Duration::ZERO,
         })
+    }
+
+    /// How long writes waited for the device (every buffer was queued or
+    /// being written) since the last call: a while if the device is slower
+    /// than the bytes come.
+    pub(super) fn waited(&mut self) -> Duration {
+        std::mem::take(&mut self.waited)
     }
 
     /// Appends `bytes`.
@@ -164,10 +176,15 @@ impl RunFile {
                 buf.bytes_mut(CHUNK);
                 buf
             }
-            Err(_) => match self.returned.recv() {
-                Ok(buf) => buf,
-                Err(_) => return Err(self.stop()),
-            },
+            Err(_) => {
+                let since = Instant::now();
+                let buf = self.returned.recv();
+                self.waited += since.elapsed();
+                match buf {
+                    Ok(buf) => buf,
+                    Err(_) => return Err(self.stop()),
+                }
+            }
         };
         let full = std::mem::replace(&mut self.buf, next);
         self.pending = 0;

@@ -3,9 +3,10 @@
 //! A page is the row count (u32) and then each column in schema order:
 //! its kind (0 fixed, 1 strings), whether it has NULL flags (0 or 1) and if
 //! so a bitmap of them, then [`pack`]ed keys (for strings, the lengths),
-//! and for strings the bytes' length, their LZ4 block's length and the
-//! block. All integers are little-endian. The format is private to one
-//! ingest: runs live only until their merge.
+//! and for strings the bytes' length, a codec byte and either the bytes
+//! (codec 0) or their LZ4 block's length and the block (codec 1). All
+//! integers are little-endian. The format is private to one ingest: runs
+//! live only until their merge.
 //!
 //! Writing reads the rows straight from the block's columns in sorted order
 //! (no reordered copy of the block is made); reading refills the buffers of
@@ -18,6 +19,9 @@ use crate::error::{IngestError, Result};
 
 const KIND_FIXED: u8 = 0;
 const KIND_STRINGS: u8 = 1;
+
+const CODEC_RAW: u8 = 0;
+const CODEC_LZ4: u8 = 1;
 
 /// A page read back: its rows of every column.
 #[derive(Debug)]
@@ -118,6 +122,8 @@ impl super::Cells for PageColumn {
 pub(super) struct PageWriter {
     keys: Vec<u64>,
     bytes: Vec<u8>,
+    /// Whether strings are compressed (LZ4), else stored as they are.
+    pub(super) compress: bool,
 }
 
 impl PageWriter {
@@ -182,16 +188,22 @@ impl PageWriter {
             }
             pack(&self.keys, out);
             if is_string {
-                compress_into(&self.bytes, out)?;
+                out.extend_from_slice(&(self.bytes.len() as u64).to_le_bytes());
+                if self.compress {
+                    out.push(CODEC_LZ4);
+                    compress_into(&self.bytes, out)?;
+                } else {
+                    out.push(CODEC_RAW);
+                    out.extend_from_slice(&self.bytes);
+                }
             }
         }
         Ok(())
     }
 }
 
-/// Appends `bytes`' length, its LZ4 block's length and the block to `out`.
+/// Appends the length of `bytes`' LZ4 block and the block to `out`.
 fn compress_into(bytes: &[u8], out: &mut Vec<u8>) -> Result<()> {
-    out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
     let at = out.len();
     out.extend_from_slice(&[0; 8]);
     let start = out.len();
@@ -381,15 +393,22 @@ pub(super) fn decode(bytes: &[u8], string_columns: &[bool], spare: Option<Page>)
                 *o = end;
             }
             let len = usize::try_from(r.u64()?).ok()?;
-            let packed_len = usize::try_from(r.u64()?).ok()?;
             if end != len as u64 {
                 return None;
             }
             data.clear();
-            data.resize(len, 0);
-            let n = lz4_flex::block::decompress_into(r.take(packed_len)?, &mut data).ok()?;
-            if n != len {
-                return None;
+            match r.u8()? {
+                CODEC_RAW => data.extend_from_slice(r.take(len)?),
+                CODEC_LZ4 => {
+                    let packed_len = usize::try_from(r.u64()?).ok()?;
+                    data.resize(len, 0);
+                    let n =
+                        lz4_flex::block::decompress_into(r.take(packed_len)?, &mut data).ok()?;
+                    if n != len {
+                        return None;
+                    }
+                }
+                _ => return None,
             }
             columns.push(PageColumn::Strings {
                 bytes: data,
@@ -472,27 +491,54 @@ mod tests {
     fn pages_hold_the_rows_in_the_order_given_and_reject_damage() {
         let cols = columns();
         let order = [2u32, 0, 1];
-        let mut bytes = Vec::new();
-        PageWriter::default()
+        for compress in [false, true] {
+            let mut bytes = Vec::new();
+            PageWriter {
+                compress,
+                ..PageWriter::default()
+            }
             .write(&cols, &order, &mut bytes)
             .unwrap();
-        let page = decode(&bytes, &KINDS, None).unwrap();
-        assert_eq!(page.rows, 3);
-        for (i, &r) in order.iter().enumerate() {
-            assert_eq!(row(&page.columns, i), row(&cols, r as usize));
+            let page = decode(&bytes, &KINDS, None).unwrap();
+            assert_eq!(page.rows, 3);
+            for (i, &r) in order.iter().enumerate() {
+                assert_eq!(row(&page.columns, i), row(&cols, r as usize));
+            }
+            // A NULL row past the dictionary reads back as a NULL.
+            assert!(page.columns[2].is_null(2) && page.columns[3].is_null(2));
+            for cut in 0..bytes.len() {
+                assert!(decode(&bytes[..cut], &KINDS, None).is_none());
+            }
+            assert!(decode(&bytes, &[true, true, true, false], None).is_none());
         }
-        // A NULL row past the dictionary reads back as a NULL.
-        assert!(page.columns[2].is_null(2) && page.columns[3].is_null(2));
-        for cut in 0..bytes.len() {
-            assert!(decode(&bytes[..cut], &KINDS, None).is_none());
-        }
-        assert!(decode(&bytes, &[true, true, true, false], None).is_none());
+    }
+
+    #[test]
+    fn an_unknown_string_codec_is_damage() {
+        let col = ColumnData::Strings {
+            bytes: b"abc".to_vec(),
+            offsets: vec![0, 3],
+            nulls: None,
+        };
+        let mut bytes = Vec::new();
+        PageWriter::default()
+            .write(&[col], &[0], &mut bytes)
+            .unwrap();
+        assert!(decode(&bytes, &[true], None).is_some());
+        // The codec byte sits before the 3 raw bytes at the end.
+        let at = bytes.len() - 4;
+        assert_eq!(bytes[at], CODEC_RAW);
+        bytes[at] = 9;
+        assert!(decode(&bytes, &[true], None).is_none());
     }
 
     #[test]
     fn a_spare_page_lends_its_buffers_whatever_it_held() {
         let cols = columns();
-        let mut writer = PageWriter::default();
+        let mut writer = PageWriter {
+            compress: true,
+            ..PageWriter::default()
+        };
         let (mut a, mut b) = (Vec::new(), Vec::new());
         writer.write(&cols, &[0, 1, 2, 2, 1], &mut a).unwrap();
         writer.write(&cols, &[1], &mut b).unwrap();
