@@ -26,8 +26,8 @@
 //! **Disk.** The runs take about the rows' size under this light packing:
 //! for 10M rows of the generated `hits`, whose Parquet file is 1.6 GiB and
 //! whose table 0.9 GiB, 3.9 GiB with the strings mostly raw, 2.5 GiB with
-//! them all compressed. More than [`FAN_IN`] runs need that again while a merge pass
-//! rewrites them. They are written and read around the page
+//! them all compressed. More than [`FAN_IN`] runs need that again while a
+//! merge pass rewrites them. They are written and read around the page
 //! cache where the file system allows (module `direct`): on the 2-core
 //! machine this halved the sorted ingest's kernel time. They live in a
 //! temporary directory beside the table, removed when its [`SpillDir`]
