@@ -28,6 +28,9 @@ const CODEC_LZ4: u8 = 1;
 pub(super) struct Page {
     pub(super) rows: usize,
     pub(super) columns: Vec<PageColumn>,
+    /// The rows' normalized sort keys, when the merge has a layout for
+    /// them (module `norm`); else empty.
+    pub(super) norm: Vec<u128>,
 }
 
 /// A column of a page read back.
@@ -77,15 +80,17 @@ impl PageColumn {
         }
     }
 
-    /// Appends the keys of rows `start..end` to `out`; `None` for strings
-    /// or rows past the end.
-    pub(super) fn extend_keys(&self, start: usize, end: usize, out: &mut Vec<u64>) -> Option<()> {
+    /// A key column's smallest key, width and packed differences; `None`
+    /// for strings.
+    pub(super) fn packed_keys(&self) -> Option<(u64, usize, &[u8])> {
+        let (_, min, width, deltas) = self.packed()?;
+        Some((min, width, deltas))
+    }
+
+    /// Appends every row's key to `out`; `None` for strings.
+    pub(super) fn unpack_keys(&self, out: &mut Vec<u64>) -> Option<()> {
         let (rows, min, width, deltas) = self.packed()?;
-        if start > end || end > rows {
-            return None;
-        }
-        let d = deltas.get(start.checked_mul(width)?..end.checked_mul(width)?)?;
-        extend_unpacked(min, width, d, end - start, out);
+        extend_unpacked(min, width, deltas, rows, out);
         Some(())
     }
 }
@@ -360,7 +365,9 @@ impl Buffers {
 pub(super) fn decode(bytes: &[u8], string_columns: &[bool], spare: Option<Page>) -> Option<Page> {
     let mut r = Reader { bytes };
     let rows = r.u32()? as usize;
-    let mut spares = spare.map(|p| p.columns).unwrap_or_default().into_iter();
+    let (spares, mut norm) = spare.map(|p| (p.columns, p.norm)).unwrap_or_default();
+    norm.clear();
+    let mut spares = spares.into_iter();
     let mut columns = Vec::with_capacity(string_columns.len());
     for &is_string in string_columns {
         let Buffers {
@@ -431,7 +438,11 @@ pub(super) fn decode(bytes: &[u8], string_columns: &[bool], spare: Option<Page>)
     if !r.bytes.is_empty() || rows == 0 {
         return None;
     }
-    Some(Page { rows, columns })
+    Some(Page {
+        rows,
+        columns,
+        norm,
+    })
 }
 
 #[cfg(test)]
@@ -563,8 +574,13 @@ mod tests {
                     nulls: Some(vec![true]),
                 },
             ],
+            norm: vec![7],
         };
         let page = decode(&a, &KINDS, Some(odd)).unwrap();
+        assert!(
+            page.norm.is_empty(),
+            "a spare's sort keys are not the page's"
+        );
         for (i, &r) in [0usize, 1, 2, 2, 1].iter().enumerate() {
             assert_eq!(row(&page.columns, i), row(&cols, r));
         }
@@ -591,7 +607,7 @@ mod tests {
     }
 
     #[test]
-    fn packed_keys_read_back_in_ranges_at_every_width() {
+    fn packed_keys_read_back_at_every_width() {
         let mut writer = PageWriter::default();
         for keys in [
             vec![7; 5],
@@ -610,12 +626,11 @@ mod tests {
                 assert_eq!(c.key_at(i), Some(k));
             }
             assert_eq!(c.key_at(5), None);
-            let mut out = vec![1];
-            c.extend_keys(1, 4, &mut out).unwrap();
-            c.extend_keys(2, 2, &mut out).unwrap();
-            assert_eq!(out[1..], keys[1..4]);
-            assert!(c.extend_keys(3, 6, &mut out).is_none());
-            assert_eq!(out.len(), 4, "a failed range appends nothing");
+            let (_, width, deltas) = c.packed_keys().unwrap();
+            assert_eq!(deltas.len(), width * keys.len());
+            let mut all = vec![1];
+            c.unpack_keys(&mut all).unwrap();
+            assert_eq!(all[1..], keys);
         }
     }
 
