@@ -581,7 +581,8 @@ fn sort_fixed(
         return (offsets, grouped);
     }
     // Sort (offset, row) pairs; packed into one u64 when the range allows.
-    let mut pairs: Vec<(u64, u32)> = if range < (1 << 40) {
+    let mut groups = GroupBuilder::with_capacity(n);
+    if range < (1 << 40) {
         let mut packed_pairs: Vec<u64> = keys
             .iter()
             .enumerate()
@@ -591,32 +592,61 @@ fn sort_fixed(
         // Built in row order: sorting by the key bits alone leaves each
         // key's rows ascending.
         radix::sort_by_bits(&mut packed_pairs, 24, 64 - range.leading_zeros());
-        packed_pairs
-            .into_iter()
-            .map(|p| (p >> 24, (p & 0xff_ffff) as u32))
-            .collect()
+        for p in packed_pairs {
+            groups.push(p >> 24, (p & 0xff_ffff) as u32);
+        }
     } else {
-        let mut p: Vec<(u64, u32)> = keys
+        let mut pairs: Vec<(u64, u32)> = keys
             .iter()
             .enumerate()
             .filter(|(r, _)| !is_null(*r))
             .map(|(r, &k)| (k - min, r as u32))
             .collect();
-        p.sort_unstable();
-        p
-    };
-    let mut offsets = Vec::new();
-    let mut starts = Vec::new();
-    let mut rows = Vec::with_capacity(pairs.len());
-    for (i, (o, r)) in pairs.drain(..).enumerate() {
-        if offsets.last() != Some(&o) {
-            offsets.push(o);
-            starts.push(i as u32);
+        // Distributing by the top bits first and sorting the buckets in
+        // cache measured slower (22 ms against 15 ms for 2^19 random keys).
+        pairs.sort_unstable();
+        for (o, r) in pairs {
+            groups.push(o, r);
         }
-        rows.push(r);
     }
-    starts.push(rows.len() as u32);
-    (offsets, Grouped { rows, starts })
+    groups.finish()
+}
+
+/// Distinct offsets and their rows, from `(offset, row)` pairs in order.
+struct GroupBuilder {
+    offsets: Vec<u64>,
+    starts: Vec<u32>,
+    rows: Vec<u32>,
+}
+
+impl GroupBuilder {
+    fn with_capacity(rows: usize) -> GroupBuilder {
+        GroupBuilder {
+            offsets: Vec::new(),
+            starts: Vec::new(),
+            rows: Vec::with_capacity(rows),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, offset: u64, row: u32) {
+        if self.offsets.last() != Some(&offset) {
+            self.offsets.push(offset);
+            self.starts.push(self.rows.len() as u32);
+        }
+        self.rows.push(row);
+    }
+
+    fn finish(mut self) -> (Vec<u64>, Grouped) {
+        self.starts.push(self.rows.len() as u32);
+        (
+            self.offsets,
+            Grouped {
+                rows: self.rows,
+                starts: self.starts,
+            },
+        )
+    }
 }
 
 /// A string column's rows as entries: `strings[e]` is entry `e`'s bytes
@@ -932,6 +962,55 @@ mod tests {
 
     fn schema() -> Schema {
         Schema::new(vec![Field::new("s", DataType::String, true)]).unwrap()
+    }
+
+    /// Keys grouped by value, each value's rows ascending, by the plain
+    /// definition: every range path (counting, packed radix, pairs).
+    #[test]
+    fn fixed_keys_group_by_value_at_every_range() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let n = 5000usize;
+        let cases: Vec<Vec<u64>> = vec![
+            (0..n).map(|_| next() % 50).collect(),
+            (0..n).map(|_| next() % (1 << 30)).collect(),
+            (0..n).map(|_| next() % 3000 * (1 << 35)).collect(),
+            (0..n).map(|_| next()).collect(),
+            // Skewed: one bucket holds nearly all, with ties.
+            (0..n)
+                .map(|i| {
+                    if i % 97 == 0 {
+                        u64::MAX - i as u64
+                    } else {
+                        next() % 7
+                    }
+                })
+                .collect(),
+        ];
+        for keys in cases {
+            let is_null = |r: usize| r % 11 == 4;
+            let present = (0..n).filter(|&r| !is_null(r));
+            let min = present.clone().map(|r| keys[r]).min().unwrap();
+            let max = present.clone().map(|r| keys[r]).max().unwrap();
+            let (offsets, grouped) = sort_fixed(&keys, is_null, min, max - min);
+            let mut want: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
+            for r in present {
+                want.entry(keys[r] - min).or_default().push(r as u32);
+            }
+            assert_eq!(offsets, want.keys().copied().collect::<Vec<_>>());
+            let rows: Vec<u32> = want.values().flatten().copied().collect();
+            assert_eq!(grouped.rows, rows);
+            let mut starts = vec![0u32];
+            for v in want.values() {
+                starts.push(starts.last().unwrap() + v.len() as u32);
+            }
+            assert_eq!(grouped.starts, starts);
+        }
     }
 
     /// Dictionary-coded strings (repeated and unused entries, NULLs, an
