@@ -11,9 +11,10 @@
 //!
 //! **Merge.** Once the input ends, the runs are merged in input order (a tie
 //! goes to the earlier run, so the whole sort is stable) into blocks of the
-//! table's size, which are encoded as unsorted input would be. Where the
-//! key is fixed-width columns whose spreads fit in 128 bits, rows are
-//! sorted and merged by one number each (module `norm`). More than
+//! table's size, which are encoded as unsorted input would be. Rows are
+//! compared by one number each for the key's leading fixed-width columns
+//! whose spreads fit in 128 bits together (module `norm`), and only on a
+//! tie by the other columns. More than
 //! [`FAN_IN`] runs are first merged in groups of consecutive runs into longer
 //! runs, so that one merge never holds more than [`FAN_IN`] pages.
 //!
@@ -108,7 +109,20 @@ impl SortKey {
 
     /// Compares row `a` of `x` with row `b` of `y` (columns of the same schema).
     fn compare<C: Cells>(&self, x: &[C], a: usize, y: &[C], b: usize) -> Ordering {
-        for &c in &self.columns {
+        self.compare_after(0, x, a, y, b)
+    }
+
+    /// Compares as [`SortKey::compare`] by the key's columns after the
+    /// first `skip`.
+    fn compare_after<C: Cells>(
+        &self,
+        skip: usize,
+        x: &[C],
+        a: usize,
+        y: &[C],
+        b: usize,
+    ) -> Ordering {
+        for &c in self.columns.iter().skip(skip) {
             let o = compare_cells(&x[c], a, &y[c], b);
             if o != Ordering::Equal {
                 return o;
@@ -404,6 +418,20 @@ impl Sorter {
         if let Some(layout) = Layout::new(&self.key.columns, spreads) {
             let mut keys = Vec::new();
             if layout.extend(columns, n, &mut keys).is_some() {
+                if !layout.complete() {
+                    // Rows equal in the part laid out compare by the rest.
+                    let skip = layout.columns();
+                    let mut pairs: Vec<(u128, u32)> = keys.into_iter().zip(0u32..).collect();
+                    pairs.sort_unstable_by(|&(p, a), &(q, b)| {
+                        p.cmp(&q)
+                            .then_with(|| {
+                                let (a, b) = (a as usize, b as usize);
+                                self.key.compare_after(skip, columns, a, columns, b)
+                            })
+                            .then(a.cmp(&b))
+                    });
+                    return pairs.into_iter().map(|(_, i)| i).collect();
+                }
                 // The row in the key's low bits when it fits, so the sort
                 // compares single numbers; no two are equal, so it is stable.
                 let row_bits = u32::BITS - rows.saturating_sub(1).leading_zeros();
@@ -509,11 +537,19 @@ impl Sorter {
         }
         let key = &self.key;
         let normalized = layout.is_some();
+        // The key's columns after those laid out, if any.
+        let rest = layout.filter(|l| !l.complete()).map(Layout::columns);
         // Whether row `row` of cursor `a`'s page comes before cursor `b`'s current row.
         let before = |cursors: &[Cursor], a: usize, row: usize, b: usize| {
             let (x, y) = (&cursors[a], &cursors[b]);
             let order = if normalized {
-                x.page.norm[row].cmp(&y.page.norm[y.row])
+                let order = x.page.norm[row].cmp(&y.page.norm[y.row]);
+                match rest {
+                    Some(skip) if order == Ordering::Equal => {
+                        key.compare_after(skip, &x.page.columns, row, &y.page.columns, y.row)
+                    }
+                    _ => order,
+                }
             } else {
                 key.compare(&x.page.columns, row, &y.page.columns, y.row)
             };
@@ -541,7 +577,7 @@ impl Sorter {
             let limit = c.page.rows.min(c.row + (chunk_rows - rows_in_chunk));
             let mut end = c.row + 1;
             if let Some(next) = next {
-                if normalized {
+                if normalized && rest.is_none() {
                     // The rows before the next run's: below its key, or
                     // equal to it if this run is the earlier.
                     let n = &cursors[next];

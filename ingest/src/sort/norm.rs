@@ -10,6 +10,10 @@
 //! key, in as many bits as the spread needs. Comparing those numbers
 //! orders rows exactly as comparing the columns does.
 //!
+//! Where the whole key does not fit (a string column, or too wide a
+//! spread), its longest leading part that does is laid out, and only rows
+//! equal in that part are compared by the other columns.
+//!
 //! A run is sorted by a layout of its own block's spread; the merge uses
 //! one of the spread over all runs, which the sorter gathers as it spills.
 
@@ -100,41 +104,62 @@ pub(super) struct Layout {
     parts: Vec<Part>,
     /// Bits the keys take, from the lowest.
     bits: u32,
+    complete: bool,
 }
 
 impl Layout {
-    /// The layout of a key of `columns` (most significant first) whose
-    /// spreads are `spreads` (one per key column), if every column is fixed
-    /// and they fit in 128 bits.
+    /// The layout of the longest leading part of a key of `columns` (most
+    /// significant first) whose columns are fixed and fit in 128 bits
+    /// together, given their `spreads` (one per key column); `None` if not
+    /// even the first column does.
     pub(super) fn new(columns: &[usize], spreads: &[Spread]) -> Option<Layout> {
         if spreads.len() != columns.len() {
             return None;
         }
-        let mut parts = Vec::with_capacity(columns.len());
+        let mut taken = 0;
         let mut bits = 0u32;
-        // From the least significant column up.
-        for (&c, s) in columns.iter().zip(spreads).rev() {
-            if !s.fixed {
-                return None;
-            }
+        for s in spreads {
             let (null, value) = s.bits();
-            let shift = bits;
-            bits += value;
-            let null_shift = (null == 1).then_some(bits);
-            bits += null;
-            if bits > u128::BITS {
-                return None;
+            if !s.fixed || bits + null + value > u128::BITS {
+                break;
             }
+            bits += null + value;
+            taken += 1;
+        }
+        if taken == 0 {
+            return None;
+        }
+        let mut parts = Vec::with_capacity(taken);
+        let mut shift = 0u32;
+        // From the least significant column taken up.
+        for (&c, s) in columns[..taken].iter().zip(spreads).rev() {
+            let (null, value) = s.bits();
             parts.push(Part {
                 column: c,
                 min: s.min,
-                null_shift,
+                null_shift: (null == 1).then_some(shift + value),
                 shift,
                 width: value,
             });
+            shift += value + null;
         }
         parts.reverse();
-        Some(Layout { parts, bits })
+        Some(Layout {
+            parts,
+            bits,
+            complete: taken == columns.len(),
+        })
+    }
+
+    /// How many of the key's leading columns the layout covers.
+    pub(super) fn columns(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Whether the layout covers the whole key; if not, rows whose keys are
+    /// equal are compared by the key's other columns.
+    pub(super) fn complete(&self) -> bool {
+        self.complete
     }
 
     /// Bits the keys take, from the lowest.
@@ -214,20 +239,24 @@ mod tests {
     }
 
     #[test]
-    fn too_wide_or_string_keys_have_no_layout() {
+    fn too_wide_or_string_keys_are_laid_out_in_part() {
         let wide = Spread {
             min: 0,
             max: u64::MAX,
             nulls: true,
             fixed: true,
         };
-        assert!(Layout::new(&[0], &[wide]).is_some());
-        assert!(Layout::new(&[0, 1], &[wide, wide]).is_none());
+        assert!(Layout::new(&[0], &[wide]).unwrap().complete());
+        let part = Layout::new(&[0, 1], &[wide, wide]).unwrap();
+        assert!(!part.complete());
+        assert_eq!(part.bits(), 65);
         assert!(Layout::new(&[0, 1], &[wide]).is_none());
         let mut s = ColumnData::new_strings();
         s.push_str(b"x").unwrap();
-        assert!(!Spread::of(&s, 1).fixed);
-        assert!(Layout::new(&[0], &[Spread::of(&s, 1)]).is_none());
+        let string = Spread::of(&s, 1);
+        assert!(!string.fixed);
+        assert!(Layout::new(&[0], &[string]).is_none());
+        assert!(!Layout::new(&[1, 0], &[wide, string]).unwrap().complete());
     }
 
     #[test]
