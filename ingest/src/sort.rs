@@ -418,24 +418,11 @@ impl Sorter {
         if let Some(layout) = Layout::new(&self.key.columns, spreads) {
             let mut keys = Vec::new();
             if layout.extend(columns, n, &mut keys).is_some() {
-                if !layout.complete() {
-                    // Rows equal in the part laid out compare by the rest.
-                    let skip = layout.columns();
-                    let mut pairs: Vec<(u128, u32)> = keys.into_iter().zip(0u32..).collect();
-                    pairs.sort_unstable_by(|&(p, a), &(q, b)| {
-                        p.cmp(&q)
-                            .then_with(|| {
-                                let (a, b) = (a as usize, b as usize);
-                                self.key.compare_after(skip, columns, a, columns, b)
-                            })
-                            .then(a.cmp(&b))
-                    });
-                    return pairs.into_iter().map(|(_, i)| i).collect();
-                }
-                // The row in the key's low bits when it fits, so the sort
-                // compares single numbers; no two are equal, so it is stable.
+                // The row in the key's low bits when the whole key is laid
+                // out and that fits, so the sort compares single numbers;
+                // no two are equal, so it is stable.
                 let row_bits = u32::BITS - rows.saturating_sub(1).leading_zeros();
-                if layout.bits() + row_bits <= u128::BITS {
+                if layout.complete() && layout.bits() + row_bits <= u128::BITS {
                     let mut tagged: Vec<u128> = keys
                         .iter()
                         .zip(0u32..)
@@ -445,8 +432,18 @@ impl Sorter {
                     let mask = (1u128 << row_bits) - 1;
                     return tagged.iter().map(|&t| (t & mask) as u32).collect();
                 }
+                // Else rows equal in the part laid out compare by the rest
+                // of the key (none if it is complete), then by row.
+                let skip = layout.columns();
                 let mut pairs: Vec<(u128, u32)> = keys.into_iter().zip(0u32..).collect();
-                pairs.sort_unstable();
+                pairs.sort_unstable_by(|&(p, a), &(q, b)| {
+                    p.cmp(&q)
+                        .then_with(|| {
+                            let (a, b) = (a as usize, b as usize);
+                            self.key.compare_after(skip, columns, a, columns, b)
+                        })
+                        .then(a.cmp(&b))
+                });
                 return pairs.into_iter().map(|(_, i)| i).collect();
             }
         }

@@ -153,61 +153,25 @@ fn gather_nulls(
     Some(nulls)
 }
 
-/// The picked rows of a fixed-width column.
-///
-/// Each segment is a few rows, so the work per segment is kept to a
-/// lookup of its page's packed keys and a loop over them.
+/// The picked rows of a fixed-width column, a segment at a time: for a
+/// chunk [`RowIndex`] cannot index.
 fn gather_keys(
     parts: &[Option<&PageColumn>],
     order: &[Segment],
     rows: usize,
     nulls: Option<Vec<bool>>,
 ) -> ColumnData {
-    // Each page's keys: smallest, width, packed differences. A page
-    // without keys (which pages read against the schema cannot be) is
-    // read as no bytes, so its rows stay 0.
-    let packed: Vec<(u64, usize, &[u8])> = parts
-        .iter()
-        .map(|p| p.and_then(|c| c.packed_keys()).unwrap_or((0, 0, &[])))
-        .collect();
-    let mut keys = vec![0u64; rows];
-    let mut at = 0;
+    let mut keys = Vec::with_capacity(rows);
     for seg in order {
-        let (start, end) = (seg.rows().start, seg.rows().end);
-        let Some(out) = keys.get_mut(at..at + (end - start)) else {
-            break;
-        };
-        at += end - start;
-        let Some(&(min, width, deltas)) = packed.get(seg.slot()) else {
-            continue;
-        };
-        let Some(d) = deltas.get(start * width..end * width) else {
-            continue;
-        };
-        match width {
-            0 => out.fill(min),
-            1 => {
-                for (o, &d) in out.iter_mut().zip(d) {
-                    *o = min.wrapping_add(u64::from(d));
-                }
-            }
-            2 => {
-                for (o, d) in out.iter_mut().zip(d.chunks_exact(2)) {
-                    *o = min.wrapping_add(u64::from(u16::from_le_bytes([d[0], d[1]])));
-                }
-            }
-            4 => {
-                for (o, d) in out.iter_mut().zip(d.chunks_exact(4)) {
-                    *o = min.wrapping_add(u64::from(u32::from_le_bytes([d[0], d[1], d[2], d[3]])));
-                }
-            }
-            _ => {
-                for (o, d) in out.iter_mut().zip(d.chunks_exact(8)) {
-                    let mut b = [0u8; 8];
-                    b.copy_from_slice(d);
-                    *o = min.wrapping_add(u64::from_le_bytes(b));
-                }
-            }
+        let part = parts.get(seg.slot()).copied().flatten();
+        let range = seg.rows();
+        if part
+            .and_then(|p| p.extend_keys(range.start, range.end, &mut keys))
+            .is_none()
+        {
+            // Not a page of keys: cannot happen, as pages are read
+            // against the schema; padded so the rows stay aligned.
+            keys.resize(keys.len() + range.len(), 0);
         }
     }
     ColumnData::Fixed { keys, nulls }

@@ -1,8 +1,8 @@
-//! Normalized keys: a row's whole sort key as one `u128`, when it fits.
+//! Normalized keys: a row's sort key (or its leading part) as one `u128`.
 //!
 //! Comparing rows column by column goes through each column's NULL flags
-//! and packed keys; with ClickBench's three-column key that was a tenth of
-//! the sorted ingest's CPU (sorting the runs and merging them). When every
+//! and packed keys; with ClickBench's three-column key that was about a
+//! twentieth of the sorted ingest's CPU (sorting the runs and merging them). When every
 //! key column is fixed-width and the spread of its keys is known, a row's
 //! key can instead be laid out as one number: for each column, most
 //! significant first, a NULL bit (only if the column has NULLs; set for

@@ -80,11 +80,16 @@ impl PageColumn {
         }
     }
 
-    /// A key column's smallest key, width and packed differences; `None`
-    /// for strings.
-    pub(super) fn packed_keys(&self) -> Option<(u64, usize, &[u8])> {
-        let (_, min, width, deltas) = self.packed()?;
-        Some((min, width, deltas))
+    /// Appends the keys of rows `start..end` to `out`; `None` for strings
+    /// or rows past the end.
+    pub(super) fn extend_keys(&self, start: usize, end: usize, out: &mut Vec<u64>) -> Option<()> {
+        let (rows, min, width, deltas) = self.packed()?;
+        if start > end || end > rows {
+            return None;
+        }
+        let d = deltas.get(start.checked_mul(width)?..end.checked_mul(width)?)?;
+        extend_unpacked(min, width, d, end - start, out);
+        Some(())
     }
 
     /// Appends every row's key to `out`; `None` for strings.
@@ -607,7 +612,7 @@ mod tests {
     }
 
     #[test]
-    fn packed_keys_read_back_at_every_width() {
+    fn packed_keys_read_back_in_ranges_at_every_width() {
         let mut writer = PageWriter::default();
         for keys in [
             vec![7; 5],
@@ -626,8 +631,12 @@ mod tests {
                 assert_eq!(c.key_at(i), Some(k));
             }
             assert_eq!(c.key_at(5), None);
-            let (_, width, deltas) = c.packed_keys().unwrap();
-            assert_eq!(deltas.len(), width * keys.len());
+            let mut out = vec![1];
+            c.extend_keys(1, 4, &mut out).unwrap();
+            c.extend_keys(2, 2, &mut out).unwrap();
+            assert_eq!(out[1..], keys[1..4]);
+            assert!(c.extend_keys(3, 6, &mut out).is_none());
+            assert_eq!(out.len(), 4, "a failed range appends nothing");
             let mut all = vec![1];
             c.unpack_keys(&mut all).unwrap();
             assert_eq!(all[1..], keys);
