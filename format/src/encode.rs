@@ -968,13 +968,7 @@ mod tests {
     /// definition: every range path (counting, packed radix, pairs).
     #[test]
     fn fixed_keys_group_by_value_at_every_range() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::test_rng::xorshift64(0x9e37_79b9_7f4a_7c15);
         let n = 5000usize;
         let cases: Vec<Vec<u64>> = vec![
             (0..n).map(|_| next() % 50).collect(),

@@ -38,6 +38,8 @@ pub mod reader;
 pub mod row_codes;
 pub mod rowlist;
 pub mod strings;
+#[cfg(test)]
+mod test_rng;
 pub mod types;
 pub mod varint;
 pub mod verify;

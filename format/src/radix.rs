@@ -105,15 +105,8 @@ mod tests {
     #[test]
     fn sorts_key_row_pairs_like_a_full_sort() {
         for (n, range) in [(5000u64, 3u64), (100_000, 1 << 20), (70_000, (1 << 40) - 1)] {
-            let mut x = 0x9e37_79b9_7f4a_7c15u64;
-            let v: Vec<u64> = (0..n)
-                .map(|r| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    ((x % (range + 1)) << 24) | r
-                })
-                .collect();
+            let mut next = crate::test_rng::xorshift64(0x9e37_79b9_7f4a_7c15);
+            let v: Vec<u64> = (0..n).map(|r| ((next() % (range + 1)) << 24) | r).collect();
             let mut full = v.clone();
             full.sort_unstable();
             let mut got = v;

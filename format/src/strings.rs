@@ -497,13 +497,7 @@ mod tests {
         // that trigrams repeat within and across blocks; most begin with one
         // of a few prefixes, so that neighbours share long prefixes (whose
         // trigrams the encoder takes from the previous string).
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::test_rng::xorshift64(0x2545_f491_4f6c_dd1d);
         let prefixes: [&[u8]; 4] = [b"", b"http://Example.com/a", b"ab\xc3cd/", b"ab"];
         let mut strings: Vec<Vec<u8>> = (0..3000)
             .map(|_| {
