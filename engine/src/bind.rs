@@ -644,8 +644,9 @@ impl DecimalArith {
 }
 
 /// DuckDB's DECIMAL arithmetic: `+`/`-` in the larger scale with one more
-/// integer digit, `*` adding precisions and scales (at most 38 digits);
-/// `/`, `%` and anything with a float stay DOUBLE (`None`).
+/// integer digit, `%` in the larger scale and integer part, `*` adding
+/// precisions and scales (at most 38 digits; 18 for two 64-bit operands);
+/// `/`, `//` and anything with a float stay DOUBLE (`None`).
 fn decimal_arith(op: ArithOp, l: &TExpr, r: &TExpr) -> Result<Option<DecimalArith>> {
     if !matches!(l.ty, LType::Decimal(..)) && !matches!(r.ty, LType::Decimal(..)) {
         return Ok(None);
@@ -665,6 +666,18 @@ fn decimal_arith(op: ArithOp, l: &TExpr, r: &TExpr) -> Result<Option<DecimalArit
                 ty: t,
             })
         }
+        ArithOp::Mod => {
+            // The remainder is no larger than either operand.
+            let s = s1.max(s2);
+            let p = ((p1 - s1).max(p2 - s2) + s).min(38);
+            let t = LType::Decimal(p, s);
+            Some(DecimalArith {
+                op,
+                left: t,
+                right: t,
+                ty: t,
+            })
+        }
         ArithOp::Mul => {
             let s = s1 + s2;
             if s > 38 {
@@ -674,8 +687,13 @@ fn decimal_arith(op: ArithOp, l: &TExpr, r: &TExpr) -> Result<Option<DecimalArit
                 ));
             }
             // Both operands in the result's width, each keeping its scale:
-            // the product of the scaled integers has scale s1 + s2.
-            let p = (p1 + p2).min(38);
+            // the product of the scaled integers has scale s1 + s2. Like
+            // DuckDB, a product of two 64-bit decimals stays a 64-bit
+            // DECIMAL(18) when its scale fits (an overflow is an error).
+            let mut p = (p1 + p2).min(38);
+            if p > 18 && p1.max(p2) <= 18 && s < 18 {
+                p = 18;
+            }
             Some(DecimalArith {
                 op,
                 left: LType::Decimal(p, s1),
@@ -685,6 +703,20 @@ fn decimal_arith(op: ArithOp, l: &TExpr, r: &TExpr) -> Result<Option<DecimalArit
         }
         _ => None,
     })
+}
+
+/// The type a DECIMAL meets another DECIMAL or an integer in (DuckDB's
+/// rule): as many integer digits as the wider, as many decimal places as
+/// the finer. `None` when neither is a DECIMAL, or the other is not exact,
+/// or the result would need more than 38 digits (then DOUBLE).
+fn decimal_common(x: LType, y: LType) -> Option<LType> {
+    if !matches!(x, LType::Decimal(..)) && !matches!(y, LType::Decimal(..)) {
+        return None;
+    }
+    let ((p1, s1), (p2, s2)) = (decimal_shape(x)?, decimal_shape(y)?);
+    let s = s1.max(s2);
+    let p = (p1 - s1).max(p2 - s2) + s;
+    (p <= 38).then_some(LType::Decimal(p, s))
 }
 
 fn common_type(a: &TExpr, b: &TExpr) -> Result<LType> {
@@ -717,7 +749,15 @@ fn common_type(a: &TExpr, b: &TExpr) -> Result<LType> {
             (false, true) => signed_of_rank(ry.max(rx + 1)),
         });
     }
+    if let Some(t) = decimal_common(x, y) {
+        return Ok(t);
+    }
     if x.is_numeric() && y.is_numeric() {
+        // A float meets anything else as itself (FLOAT stays FLOAT with a
+        // DECIMAL or an integer, as in DuckDB); everything else as DOUBLE.
+        if (x == LType::Float && y != LType::Double) || (y == LType::Float && x != LType::Double) {
+            return Ok(LType::Float);
+        }
         return Ok(LType::Double);
     }
     match (x, y) {
@@ -796,7 +836,9 @@ impl Binder<'_> {
                             return invalid(format!("cannot negate {}", x.ty));
                         }
                         // Literals fold with their own type (so `-2147483648` stays INTEGER-sized).
-                        if let Some(v) = x.as_lit() {
+                        if let (Some(v), true) =
+                            (x.as_lit(), x.ty.is_integer() || x.ty.phys() == Phys::F64)
+                        {
                             return Ok(match v {
                                 Value::Int(i) => literal_int(-i128::from(*i)),
                                 Value::Huge(i) => literal_int(-*i),
@@ -1395,6 +1437,11 @@ impl Binder<'_> {
                 func_common(f, args.to_vec())
             }
             ("nullif", [a, b]) => func_common(Func::NullIf, vec![a.clone(), b.clone()]),
+            // The argument's type, known when binding.
+            ("typeof", [x]) => Ok(TExpr::lit(
+                Value::Str(x.ty.name().into_bytes()),
+                LType::Varchar,
+            )),
             ("round", [x]) => rounding_call(Rounding::Round(0), x.clone()),
             ("round", [x, n]) => {
                 let digits = match n.as_lit() {
@@ -1512,6 +1559,29 @@ fn not(e: TExpr) -> TExpr {
     }
 }
 
+/// A number written with a decimal point and no exponent, typed as DuckDB
+/// types it: DECIMAL(digits, digits after the point), e.g. `0.06` is
+/// DECIMAL(3,2) and `.5` DECIMAL(1,1). `None` for anything else, or for
+/// more than 38 digits (DuckDB makes those DOUBLE).
+fn decimal_literal(n: &str) -> Option<(Value, LType)> {
+    let (int, frac) = n.split_once('.')?;
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(int) || !all_digits(frac) || int.len() + frac.len() == 0 {
+        return None;
+    }
+    let (p, s) = (int.len() + frac.len(), frac.len());
+    if p > 38 {
+        return None;
+    }
+    let scaled: i128 = format!("{int}{frac}").parse().ok()?;
+    let v = if p <= 18 {
+        Value::Int(i64::try_from(scaled).ok()?)
+    } else {
+        Value::Huge(scaled)
+    };
+    Some((v, LType::Decimal(p as u8, s as u8)))
+}
+
 fn literal_int(x: i128) -> TExpr {
     if let Ok(v) = i32::try_from(x) {
         TExpr::lit(Value::Int(v.into()), LType::Int32)
@@ -1527,6 +1597,8 @@ fn literal(v: &sql::Value) -> Result<TExpr> {
         sql::Value::Number(n, _) => {
             if let Ok(i) = n.parse::<i128>() {
                 literal_int(i)
+            } else if let Some((v, ty)) = decimal_literal(n) {
+                TExpr::lit(v, ty)
             } else {
                 let f: f64 = n
                     .parse()

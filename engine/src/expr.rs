@@ -670,13 +670,27 @@ pub fn arith(op: ArithOp, a: &Vector, b: &Vector, ty: LType) -> Result<Vector> {
     let is_null = |i: usize| nulls.as_ref().is_some_and(|n| n[i]);
     let n = a.len();
     let overflow = |x: &dyn std::fmt::Display, y: &dyn std::fmt::Display| {
-        EngineError::Runtime(format!(
-            "Overflow in {} of {} ({x} {} {y})!",
-            op.verb(),
-            ty.int_name(),
-            op.symbol()
-        ))
+        EngineError::Runtime(match ty {
+            LType::Decimal(p, _) => format!(
+                "Overflow in {} of DECIMAL({p}) ({x} {} {y}). You might want to add an \
+                 explicit cast to a bigger decimal.",
+                op.verb(),
+                op.symbol()
+            ),
+            _ => format!(
+                "Overflow in {} of {} ({x} {} {y})!",
+                op.verb(),
+                ty.int_name(),
+                op.symbol()
+            ),
+        })
     };
+    // A DECIMAL(p, _) result holds at most p digits.
+    let digits = match ty {
+        LType::Decimal(p, _) => Some(10u128.pow(u32::from(p))),
+        _ => None,
+    };
+    let fits_digits = |r: i128| digits.is_none_or(|d| r.unsigned_abs() < d);
     let div0 = || EngineError::Runtime(format!("Division by zero in expression ({})", op.symbol()));
     // Checked integer arithmetic over `x` and `y`; results rejected by
     // `fits` are overflows.
@@ -724,11 +738,12 @@ pub fn arith(op: ArithOp, a: &Vector, b: &Vector, ty: LType) -> Result<Vector> {
             let fits = |r: i64| {
                 ty.int_range()
                     .is_none_or(|(lo, hi)| (lo..=hi).contains(&i128::from(r)))
+                    && fits_digits(i128::from(r))
             };
             Data::I64(int_arith!(x, y, fits))
         }
         (Data::U64(x), Data::U64(y)) => Data::U64(int_arith!(x, y, |_| true)),
-        (Data::I128(x), Data::I128(y)) => Data::I128(int_arith!(x, y, |_| true)),
+        (Data::I128(x), Data::I128(y)) => Data::I128(int_arith!(x, y, fits_digits)),
         _ => {
             return Err(EngineError::Internal(format!(
                 "arithmetic on {} and {}",
@@ -803,9 +818,16 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
                 let x: i128 = t.parse().map_err(|_| perr())?;
                 cast_value(&Value::Huge(x), LType::HugeInt, to)
             }
-            LType::Decimal(..) => {
-                let f: f64 = t.parse().map_err(|_| perr())?;
-                cast_value(&Value::Float(f), LType::Double, to)
+            LType::Decimal(p, sc) => {
+                let scaled = parse_decimal(t, u32::from(sc)).ok_or_else(perr)?;
+                if scaled.unsigned_abs() >= 10u128.pow(u32::from(p)) {
+                    return Err(range_err(&t));
+                }
+                Ok(if p <= 18 {
+                    Value::Int(scaled as i64)
+                } else {
+                    Value::Huge(scaled)
+                })
             }
             _ => Err(perr()),
         };
@@ -906,6 +928,53 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
     }
 }
 
+/// Parses a decimal number (`-12.5`, `.5`, `1e3`, `1.5E-2`) exactly as a
+/// scaled integer with `scale` decimal places, rounding half away from
+/// zero; `None` if it is not a number or does not fit in 38 digits.
+pub fn parse_decimal(text: &str, scale: u32) -> Option<i128> {
+    let (neg, body) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mantissa, exp) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], body[i + 1..].parse::<i32>().ok()?),
+        None => (body, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits_only = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !digits_only(int) || !digits_only(frac) || int.len() + frac.len() == 0 {
+        return None;
+    }
+    // All digits as one integer with `frac.len() - exp` decimal places.
+    let digits = format!("{int}{frac}");
+    let digits = digits.trim_start_matches('0');
+    if digits.len() > 38 {
+        return None;
+    }
+    let mut x: i128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().ok()?
+    };
+    let places = frac.len() as i64 - i64::from(exp);
+    let target = i64::from(scale);
+    if places <= target {
+        let up = u32::try_from(target - places).ok()?;
+        x = x.checked_mul(10i128.checked_pow(up)?)?;
+    } else {
+        let down = u32::try_from(places - target).ok()?;
+        x = match 10i128.checked_pow(down) {
+            Some(d) => {
+                let (q, r) = (x / d, x % d);
+                q + i128::from(r * 2 >= d)
+            }
+            None => 0,
+        };
+    }
+    Some(if neg { -x } else { x })
+}
+
 /// Rescales a decimal, rounding half away from zero.
 fn rescale(x: i128, from: u32, to: u32) -> i128 {
     if to >= from {
@@ -925,6 +994,30 @@ fn rescale(x: i128, from: u32, to: u32) -> i128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_strings_parse_exactly() {
+        let p = |t: &str, s: u32| parse_decimal(t, s);
+        assert_eq!(p("0.07", 2), Some(7));
+        assert_eq!(p("1.005", 2), Some(101));
+        assert_eq!(p("-1.005", 2), Some(-101));
+        assert_eq!(p("-.5", 1), Some(-5));
+        assert_eq!(p("1.5e1", 1), Some(150));
+        assert_eq!(p("15E-1", 1), Some(15));
+        assert_eq!(
+            p("12345678901234567890.125", 2),
+            Some(1234567890123456789013)
+        );
+        assert_eq!(
+            p("0.0000000000000000000000000000000000000000001", 2),
+            Some(0)
+        );
+        assert_eq!(p("", 2), None);
+        assert_eq!(p(".", 2), None);
+        assert_eq!(p("1.2.3", 2), None);
+        assert_eq!(p("1e", 2), None);
+        assert_eq!(p("abc", 2), None);
+    }
 
     #[test]
     fn integer_semantics() {

@@ -79,3 +79,56 @@ with open(os.path.join(HERE, "data", "t.schema"), "w") as out:
 with open(os.path.join(HERE, "data", "t.tsv"), "w") as out:
     for r in rows:
         out.write("\t".join(fmt(v) for v in r) + "\n")
+
+
+# A second table of DECIMAL columns (own RNG: table t stays as it was).
+DEC_N = 600
+DEC_SCHEMA = [
+    ("id", "BIGINT", False),
+    ("p", "DECIMAL(15,2)", False),
+    ("q", "DECIMAL(4,2)", True),
+    ("r", "DECIMAL(18,6)", True),
+    ("w", "DECIMAL(9,0)", True),
+    ("k", "INTEGER", True),
+]
+
+
+def dec_value(rng3, p, s):
+    """A value of DECIMAL(p, s): mostly small and clustered (repeats), some
+    at the type's limits, written with exactly s places."""
+    r = rng3.random()
+    top = 10 ** p - 1
+    if r < 0.05:
+        x = rng3.choice([top, -top, 0, 1, -1])
+    elif r < 0.5:
+        x = rng3.randint(0, 12)  # 0.00 .. 0.12 at scale 2: the TPC-H discounts
+    else:
+        x = rng3.randint(-min(top, 10 ** (s + 3)), min(top, 10 ** (s + 3)))
+    sign = "-" if x < 0 else ""
+    a = abs(x)
+    if s == 0:
+        return f"{sign}{a}"
+    return f"{sign}{a // 10 ** s}.{a % 10 ** s:0{s}d}"
+
+
+def write_dec():
+    rng3 = random.Random(4242)
+    with open(os.path.join(HERE, "data", "dec.schema"), "w") as f:
+        for name, ty, nullable in DEC_SCHEMA:
+            f.write(f"{name}\t{ty}\t{'null' if nullable else 'not null'}\n")
+    with open(os.path.join(HERE, "data", "dec.tsv"), "w") as f:
+        for i in range(DEC_N):
+            row = [str(i)]
+            for name, ty, nullable in DEC_SCHEMA[1:]:
+                if nullable and rng3.random() < 0.08:
+                    row.append("\\N")
+                elif ty == "INTEGER":
+                    row.append(str(rng3.randint(-5, 5)))
+                else:
+                    p, s = (int(x) for x in ty[8:-1].split(","))
+                    row.append(dec_value(rng3, p, s))
+            f.write("\t".join(row) + "\n")
+
+
+if __name__ == "__main__":
+    write_dec()

@@ -11,6 +11,7 @@ lines are the whole answer without the final LIMIT/OFFSET, sorted. Values are fo
 strata's: NULL, true/false, integers, doubles as '%.10g', dates and
 timestamps in ISO form, the empty string as (empty). `statement error`
 records are checked to fail in DuckDB too."""
+import decimal
 import glob
 import os
 import re
@@ -22,23 +23,26 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def connect():
+    """DuckDB with every table under tests/data (NAME.schema + NAME.tsv)."""
     con = duckdb.connect()
-    cols = []
-    with open(os.path.join(HERE, "data", "t.schema")) as f:
-        for line in f:
-            name, ty, nullable = line.rstrip("\n").split("\t")
-            cols.append((name, ty))
-    spec = "{" + ", ".join(f"'{n}': '{t}'" for n, t in cols) + "}"
-    path = os.path.join(HERE, "data", "t.tsv")
-    con.execute(
-        f"CREATE TABLE t AS SELECT * FROM read_csv('{path}', delim='\t', header=false, "
-        f"nullstr='\\N', quote='', escape='', columns={spec}, allow_quoted_nulls=false)"
-    )
-    # Empty fields are empty strings, not NULLs; the two characters \n
-    # stand for a newline.
-    for n, t in cols:
-        if t == "VARCHAR":
-            con.execute(f"UPDATE t SET {n} = replace({n}, '\\n', chr(10))")
+    for schema in sorted(glob.glob(os.path.join(HERE, "data", "*.schema"))):
+        name = os.path.splitext(os.path.basename(schema))[0]
+        cols = []
+        with open(schema) as f:
+            for line in f:
+                col, ty, nullable = line.rstrip("\n").split("\t")
+                cols.append((col, ty))
+        spec = "{" + ", ".join(f"'{n}': '{t}'" for n, t in cols) + "}"
+        path = os.path.join(HERE, "data", f"{name}.tsv")
+        con.execute(
+            f"CREATE TABLE {name} AS SELECT * FROM read_csv('{path}', delim='\t', header=false, "
+            f"nullstr='\\N', quote='', escape='', columns={spec}, allow_quoted_nulls=false)"
+        )
+        # Empty fields are empty strings, not NULLs; the two characters \n
+        # stand for a newline.
+        for n, t in cols:
+            if t == "VARCHAR":
+                con.execute(f"UPDATE {name} SET {n} = replace({n}, '\\n', chr(10))")
     return con
 
 
@@ -47,6 +51,8 @@ def fmt(v):
         return "NULL"
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, decimal.Decimal):
+        return format(v, "f")
     if isinstance(v, float):
         if v != v:
             return "nan"

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use strata_engine::{Engine, LType, QueryResult, Value};
+use strata_engine::{Database, Engine, LType, QueryResult, Value};
 use strata_format::types::{bool_key, float_key, signed_key};
 use strata_format::{ColumnData, DataType, Field, Schema, Table, TableWriter, WriteOptions};
 
@@ -38,7 +38,17 @@ fn parse_type(s: &str) -> DataType {
         "DATE" => DataType::Date,
         "TIMESTAMP" => DataType::Timestamp,
         "VARCHAR" => DataType::String,
-        other => panic!("type {other}"),
+        other => {
+            let inner = other
+                .strip_prefix("DECIMAL(")
+                .and_then(|r| r.strip_suffix(')'))
+                .unwrap_or_else(|| panic!("type {other}"));
+            let (p, s) = inner.split_once(',').unwrap();
+            DataType::Decimal {
+                precision: p.trim().parse().unwrap(),
+                scale: s.trim().parse().unwrap(),
+            }
+        }
     }
 }
 
@@ -65,6 +75,15 @@ fn key_of(t: DataType, s: &str) -> u64 {
         }
         DataType::Float32 | DataType::Float64 => float_key(s.parse().unwrap()),
         DataType::Date => signed_key(days(s)),
+        DataType::Decimal { scale, .. } => {
+            let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+            assert!(
+                frac.len() <= scale as usize,
+                "{s} has more than {scale} places"
+            );
+            let digits = format!("{int}{frac:0<width$}", width = scale as usize);
+            signed_key(digits.parse().unwrap())
+        }
         DataType::Timestamp => {
             let (d, t) = s.split_once(' ').unwrap();
             let hms: Vec<i64> = t.split(':').map(|x| x.parse().unwrap()).collect();
@@ -74,9 +93,23 @@ fn key_of(t: DataType, s: &str) -> u64 {
     }
 }
 
-/// Loads tests/data/t.{schema,tsv} into a strata table with `block_rows`.
-fn load(dir: &Path, block_rows: usize) -> Table {
-    let schema_text = std::fs::read_to_string(data_dir().join("t.schema")).unwrap();
+/// The tables under tests/data: each `NAME.schema` with its `NAME.tsv`.
+fn table_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(data_dir())
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            (p.extension()? == "schema").then(|| p.file_stem()?.to_str().map(String::from))?
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Loads tests/data/NAME.{schema,tsv} into the strata table `dir/NAME`
+/// with `block_rows`.
+fn load(dir: &Path, name: &str, block_rows: usize) -> Table {
+    let schema_text = std::fs::read_to_string(data_dir().join(format!("{name}.schema"))).unwrap();
     let fields: Vec<Field> = schema_text
         .lines()
         .map(|l| {
@@ -85,9 +118,9 @@ fn load(dir: &Path, block_rows: usize) -> Table {
         })
         .collect();
     let schema = Schema::new(fields.clone()).unwrap();
-    let text = std::fs::read_to_string(data_dir().join("t.tsv")).unwrap();
+    let text = std::fs::read_to_string(data_dir().join(format!("{name}.tsv"))).unwrap();
     let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
-    let path = dir.join(format!("t{block_rows}"));
+    let path = dir.join(name);
     let mut w = TableWriter::create(
         &path,
         schema,
@@ -287,7 +320,13 @@ fn slt_suite() {
     let (mut passed, mut failed) = (0usize, 0usize);
     let mut failures = Vec::new();
     for block_rows in [3usize, 1000, 1 << 19] {
-        let table = load(dir.path(), block_rows);
+        let db_dir = dir.path().join(format!("b{block_rows}"));
+        std::fs::create_dir_all(&db_dir).unwrap();
+        for name in table_names() {
+            load(&db_dir, &name, block_rows);
+        }
+        let db = Database::new(&db_dir);
+        let table = Table::open(db_dir.join("t")).unwrap();
         // The larger blocks store some columns as row codes (format version
         // 3), so the queries run through both forms of row lists.
         let coded = (0..table.num_blocks())
@@ -316,7 +355,7 @@ fn slt_suite() {
                             anyof,
                             expected,
                             ..
-                        } => match engine.query(&table, sql) {
+                        } => match engine.query_in(&db, sql) {
                             Ok(r) => {
                                 let mut got = result_lines(&r);
                                 if *rowsort {
@@ -341,7 +380,7 @@ fn slt_suite() {
                                 failures.push(format!("{ctx}\n  {sql}\n  error: {e}"));
                             }
                         },
-                        Record::Error { sql, needle, .. } => match engine.query(&table, sql) {
+                        Record::Error { sql, needle, .. } => match engine.query_in(&db, sql) {
                             Err(e) if e.to_string().contains(needle.as_str()) => passed += 1,
                             other => {
                                 failed += 1;
