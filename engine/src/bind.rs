@@ -221,15 +221,7 @@ pub fn bind(q: &sql::Query, schema: &Schema) -> Result<Query> {
             sql::SelectItem::ExprWithAlias { expr, alias } => {
                 items.push((alias.value.clone(), expr.clone(), true))
             }
-            sql::SelectItem::Wildcard(_) => {
-                for f in &schema.fields {
-                    items.push((
-                        f.name.clone(),
-                        SqlExpr::Identifier(sql::Ident::with_quote('"', f.name.clone())),
-                        false,
-                    ));
-                }
-            }
+            sql::SelectItem::Wildcard(opts) => items.extend(expand_wildcard(schema, opts)?),
             other => return unsupported(format!("select item {other}")),
         }
     }
@@ -418,6 +410,81 @@ pub fn bind(q: &sql::Query, schema: &Schema) -> Result<Query> {
         limit,
         offset,
     })
+}
+
+/// `*` with DuckDB's `EXCLUDE (a, b)` and `REPLACE (expr AS a)`: the
+/// table's columns in order as (name, expression, aliased) select items.
+fn expand_wildcard(
+    schema: &Schema,
+    opts: &sql::WildcardAdditionalOptions,
+) -> Result<Vec<(String, SqlExpr, bool)>> {
+    if opts.opt_ilike.is_some() || opts.opt_except.is_some() || opts.opt_rename.is_some() {
+        return unsupported(format!("* with {}", opts.to_string().trim()));
+    }
+    let find = |name: &str, what: &str| -> Result<usize> {
+        schema
+            .fields
+            .iter()
+            .position(|f| f.name == name)
+            .or_else(|| {
+                schema
+                    .fields
+                    .iter()
+                    .position(|f| f.name.eq_ignore_ascii_case(name))
+            })
+            .ok_or_else(|| {
+                EngineError::Invalid(format!(
+                    "column {name:?} in {what} not found in the FROM clause"
+                ))
+            })
+    };
+    let mut excluded = vec![false; schema.fields.len()];
+    if let Some(ex) = &opts.opt_exclude {
+        let names = match ex {
+            sql::ExcludeSelectItem::Single(n) => vec![n.clone()],
+            sql::ExcludeSelectItem::Multiple(v) => v.clone(),
+        };
+        for n in names {
+            let name = n.0.last().map(|p| p.to_string()).unwrap_or_default();
+            let name = name.trim_matches('"');
+            let i = find(name, "EXCLUDE")?;
+            if excluded[i] {
+                return invalid(format!("column {name:?} is excluded twice"));
+            }
+            excluded[i] = true;
+        }
+    }
+    let mut replaced: Vec<Option<SqlExpr>> = vec![None; schema.fields.len()];
+    if let Some(rep) = &opts.opt_replace {
+        for r in &rep.items {
+            let i = find(&r.column_name.value, "REPLACE")?;
+            if excluded[i] || replaced[i].is_some() {
+                return invalid(format!(
+                    "column {:?} is both excluded and replaced, or replaced twice",
+                    r.column_name.value
+                ));
+            }
+            replaced[i] = Some(r.expr.clone());
+        }
+    }
+    let mut out = Vec::new();
+    for (i, f) in schema.fields.iter().enumerate() {
+        if excluded[i] {
+            continue;
+        }
+        match replaced[i].take() {
+            Some(e) => out.push((f.name.clone(), e, true)),
+            None => out.push((
+                f.name.clone(),
+                SqlExpr::Identifier(sql::Ident::with_quote('"', f.name.clone())),
+                false,
+            )),
+        }
+    }
+    if out.is_empty() {
+        return invalid("SELECT list is empty after excluding every column");
+    }
+    Ok(out)
 }
 
 fn fix_ref_types(e: &mut TExpr, types: &[LType]) {
