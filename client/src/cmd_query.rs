@@ -51,9 +51,20 @@ pub fn parse_memory_limit(text: &str) -> std::result::Result<u64, String> {
     strata::engine::budget::parse_bytes(text)
 }
 
+/// The rules `--disable-rules` leaves on (all when not given).
+static RULES: std::sync::OnceLock<strata::engine::RuleOptions> = std::sync::OnceLock::new();
+
+/// Sets the rules every database of this process uses (`--disable-rules`).
+pub fn set_rules(rules: strata::engine::RuleOptions) {
+    let _ = RULES.set(rules);
+}
+
 /// Database options from the common flags.
 pub fn options(threads: usize, memory_limit: Option<u64>) -> strata::Options {
-    let options = strata::Options::new().threads(threads);
+    let mut options = strata::Options::new().threads(threads);
+    if let Some(r) = RULES.get() {
+        options = options.rules(r.clone());
+    }
     match memory_limit {
         Some(bytes) => options.memory_limit(bytes),
         None => options,

@@ -49,6 +49,9 @@ pub struct Options {
     /// unless changed). The limit is process-wide: see
     /// [`strata_format::cache`].
     pub memory_cache: Option<u64>,
+    /// The rewrite rules queries may use (all by default); switching some
+    /// off is for testing and diagnosing plans.
+    pub rules: strata_engine::RuleOptions,
 }
 
 impl Default for Options {
@@ -59,6 +62,7 @@ impl Default for Options {
             cache_dir: CacheDir::Default,
             cache_limit: crate::file_cache::DEFAULT_LIMIT,
             memory_cache: None,
+            rules: strata_engine::RuleOptions::all(),
         }
     }
 }
@@ -67,6 +71,12 @@ impl Options {
     /// Default options: one thread per core, the default cache.
     pub fn new() -> Options {
         Options::default()
+    }
+
+    /// Sets the rewrite rules queries may use.
+    pub fn rules(mut self, rules: strata_engine::RuleOptions) -> Options {
+        self.rules = rules;
+        self
     }
 
     /// Sets the number of worker threads (0: one per core).
@@ -118,7 +128,7 @@ impl Options {
 }
 
 fn engine(options: &Options) -> Result<Arc<Engine>> {
-    let engine = Engine::new(options.threads)?;
+    let engine = Engine::new(options.threads)?.with_rules(options.rules.clone());
     Ok(Arc::new(match options.memory_limit {
         Some(limit) => engine.with_memory_limit(Some(limit)),
         None => engine,
@@ -233,10 +243,7 @@ impl Database {
 
     /// The plan of `sql` and the strategy chosen for each block, as text.
     pub fn explain(&self, sql: &str) -> Result<String> {
-        let q = strata_engine::bind::parse(sql)?;
-        // The table the query itself would read (a file's first rows, say).
-        let table = strata_engine::open_from(&self.catalog, &q, sql)?;
-        Ok(self.engine.explain(&table, sql)?)
+        Ok(self.engine.explain_in(&self.catalog, sql)?)
     }
 
     /// The catalog resolving this database's FROM clauses.

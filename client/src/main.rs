@@ -47,6 +47,10 @@ const EXIT_USAGE: u8 = 2;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Rewrite rules to switch off, comma-separated (`all`: every rule),
+    /// for testing and diagnosing plans.
+    #[arg(long, global = true, hide = true, value_name = "RULES")]
+    disable_rules: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -89,6 +93,15 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if let Some(list) = &cli.disable_rules {
+        match strata::engine::RuleOptions::disabling(list) {
+            Ok(rules) => cmd_query::set_rules(rules),
+            Err(e) => {
+                eprintln!("error: --disable-rules: {e}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        }
+    }
     let shell = match &cli.command {
         Some(Command::Repl(_)) => true,
         None => std::io::stdin().is_terminal(),

@@ -302,8 +302,10 @@ mod tests {
     use super::*;
 
     fn source(sql: &str) -> Result<Source> {
-        let q = strata_engine::bind::parse(sql)?;
-        resolve(&strata_engine::bind::table_ref(&q)?, |n| n == "t.csv")
+        let q = strata_engine::sql::parse::parse_query(sql)?;
+        resolve(&strata_engine::sql::table_ref::table_of(&q)?, |n| {
+            n == "t.csv"
+        })
     }
 
     fn files(sql: &str) -> FileSpec {

@@ -40,9 +40,40 @@ impl Budget {
         }
     }
 
-    /// Bytes charged so far.
+    /// Bytes charged so far (and not released).
     pub fn used(&self) -> u64 {
         self.used.load(Ordering::Relaxed)
+    }
+
+    /// Gives back `bytes` charged before (memory freed).
+    pub fn release(&self, bytes: u64) {
+        let _ = self
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                Some(u.saturating_sub(bytes))
+            });
+    }
+
+    /// Charges `bytes` for as long as the returned guard lives.
+    pub fn hold(&self, bytes: u64, what: &str) -> Result<Held> {
+        self.charge(bytes, what)?;
+        Ok(Held {
+            budget: self.clone(),
+            bytes,
+        })
+    }
+}
+
+/// Memory charged to a [`Budget`] until dropped.
+#[derive(Debug)]
+pub struct Held {
+    budget: Budget,
+    bytes: u64,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.budget.release(self.bytes);
     }
 }
 

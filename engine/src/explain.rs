@@ -1,90 +1,138 @@
-//! EXPLAIN: the plan and, per block, what the statistics allow and which
-//! strategy the block will use.
+//! EXPLAIN: the plan as a tree of operators, each with its physical
+//! strategy and estimated rows (upper bounds from the tables' exact
+//! statistics); each table query's parts, strategies and blocks; and every
+//! rule that fired or declined. `EXPLAIN ANALYZE` adds each operator's
+//! actual rows and time.
 
 use std::fmt::Write;
+use std::time::Duration;
 
-use strata_format::Table;
+use crate::exec::planner::PhysicalQuery;
+use crate::exec::{OpMetrics, Operator};
+use crate::plan::display::{details, table_query_lines};
+use crate::plan::stats::{max_rows, pruned_blocks};
+use crate::plan::{LogicalPlan, Query, TableQuery};
+use crate::result::{QueryResult, ResultColumn};
+use crate::rewrite::RuleLog;
+use crate::value::{LType, Value, Vector};
 
-use crate::exec::{KeySource, Plan};
-use crate::filter::may_match;
-
-/// Describes a plan over a table.
-pub fn explain(plan: &Plan, table: &Table) -> String {
-    let mut s = String::new();
-    let q = &plan.query;
-    let name = |c: usize| table.schema().fields[c].name.clone();
-    let _ = writeln!(
-        s,
-        "table {} ({} rows in {} blocks)",
-        q.table,
-        table.num_rows(),
-        table.num_blocks()
-    );
-    let _ = writeln!(s, "filter: {}", plan.pred);
-    if let Some(a) = &plan.agg {
-        let spec = &a.passes[0];
-        let _ = writeln!(
-            s,
-            "aggregate: {} pass(es), sorted-vector merge",
-            a.passes.len()
-        );
-        for (i, k) in a.keys.iter().enumerate() {
-            match k {
-                KeySource::Part(p) => {
-                    let _ = writeln!(
-                        s,
-                        "  key {i}: part {p} ({:?}) {}",
-                        spec.parts[*p].kind, spec.parts[*p].expr
-                    );
-                }
-                KeySource::Dependent(e) => {
-                    let _ = writeln!(s, "  key {i}: computed per group from other keys: {e}");
-                }
-            }
-        }
-        for sl in &spec.layout.slots {
-            let arg = sl
-                .call
-                .arg
-                .as_ref()
-                .map_or("*".to_string(), |e| e.to_string());
-            let _ = writeln!(
-                s,
-                "  aggregate {:?}{}({arg}) -> {}",
-                sl.call.func,
-                if sl.call.distinct { " DISTINCT" } else { "" },
-                sl.call.ty
-            );
-        }
-        if let Some(h) = &q.having {
-            let _ = writeln!(s, "having: {h}");
-        }
-    } else {
-        let _ = writeln!(s, "rows: {} output columns", q.select.len());
-    }
-    for o in &q.order {
-        let _ = writeln!(
-            s,
-            "order by {} {}{}",
-            o.expr,
-            if o.desc { "DESC" } else { "ASC" },
-            if o.nulls_first { " NULLS FIRST" } else { "" }
-        );
-    }
-    if q.limit.is_some() || q.offset > 0 {
-        let _ = writeln!(s, "limit {:?} offset {}", q.limit, q.offset);
-    }
-    for b in 0..table.num_blocks() {
-        if !may_match(&plan.pred, table, b) {
-            let _ = writeln!(s, "block {b}: pruned by statistics");
+/// The EXPLAIN text of a compiled query; `metrics` (EXPLAIN ANALYZE) are
+/// each operator's rows and time, and the whole query's time.
+pub fn explain(
+    query: &Query,
+    physical: &PhysicalQuery,
+    log: &RuleLog,
+    metrics: Option<&(Vec<OpMetrics>, Duration)>,
+) -> String {
+    let mut out = String::new();
+    let m = metrics.map(|(m, _)| m.as_slice());
+    tree(&mut out, &query.root, physical.root.as_ref(), query, m, 0);
+    for (c, op) in query.ctes.iter().zip(&physical.ctes) {
+        if !referenced(query, c.id) {
             continue;
         }
-        let strategy = match &plan.agg {
-            Some(a) => a.passes[0].strategy(table, b),
-            None => "rows".into(),
-        };
-        let _ = writeln!(s, "block {b}: {} rows, {strategy}", table.block_rows(b));
+        let _ = writeln!(out, "CTE {}:", c.name);
+        tree(&mut out, &c.plan, op.as_ref(), query, m, 1);
     }
-    let _ = name;
-    s
+    let _ = writeln!(out, "Rules:");
+    for e in &log.entries {
+        match &e.rejected {
+            None => {
+                let _ = writeln!(out, "  fired    {} at {}", e.rule, e.node);
+            }
+            Some(why) => {
+                let _ = writeln!(out, "  declined {} at {}: {why}", e.rule, e.node);
+            }
+        }
+    }
+    if !log.disabled.is_empty() {
+        let _ = writeln!(out, "  switched off: {}", log.disabled.join(", "));
+    }
+    if let Some((_, total)) = metrics {
+        let _ = writeln!(out, "Total: {}", ms(*total));
+    }
+    out
+}
+
+/// A text as a one-column result, a row per line.
+pub fn as_result(text: &str) -> QueryResult {
+    let mut v = Vector::empty(LType::Varchar, 0);
+    for line in text.lines() {
+        v.push(&Value::Str(line.as_bytes().to_vec()));
+    }
+    QueryResult {
+        columns: vec![ResultColumn {
+            name: "explain".into(),
+            ty: LType::Varchar,
+            values: v,
+        }],
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+fn referenced(q: &Query, id: usize) -> bool {
+    let mut found = false;
+    let mut look = |p: &LogicalPlan| {
+        crate::rewrite::visit(p, &mut |n| {
+            found |= matches!(n, LogicalPlan::CteRef { id: i, .. } if *i == id);
+        })
+    };
+    look(&q.root);
+    for c in &q.ctes {
+        look(&c.plan);
+    }
+    found
+}
+
+#[recursive::recursive]
+fn tree(
+    out: &mut String,
+    p: &LogicalPlan,
+    op: &dyn Operator,
+    q: &Query,
+    metrics: Option<&[OpMetrics]>,
+    depth: usize,
+) {
+    let pad = "  ".repeat(depth);
+    let est = max_rows(p, q);
+    let est = if est == u64::MAX {
+        String::new()
+    } else {
+        format!("  [rows <= {est}]")
+    };
+    let actual = match metrics.and_then(|m| m.get(op.id())) {
+        Some(m) => format!("  (actual rows {}, {})", m.rows, ms(m.time)),
+        None => String::new(),
+    };
+    let details = details(p);
+    let sep = if details.is_empty() { "" } else { ": " };
+    let _ = writeln!(out, "{pad}{}{sep}{details}{est}{actual}", op.describe());
+    if let LogicalPlan::TableQuery(t) = p {
+        for line in table_query_lines(t) {
+            let _ = writeln!(out, "{pad}    {line}");
+        }
+        let _ = writeln!(out, "{pad}    {}", blocks_line(t));
+    }
+    for (child, cop) in p.inputs().into_iter().zip(op.children()) {
+        tree(out, child, cop, q, metrics, depth + 1);
+    }
+}
+
+/// Blocks read and pruned, and the grouping each block would use.
+fn blocks_line(t: &TableQuery) -> String {
+    let table = &t.table;
+    let n = table.num_blocks();
+    let pruned = if t.strategies.block_pruning {
+        pruned_blocks(t)
+    } else {
+        0
+    };
+    format!(
+        "blocks: {} of {n} to read ({pruned} pruned by statistics), {} rows",
+        n - pruned,
+        table.num_rows()
+    )
 }

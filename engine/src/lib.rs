@@ -1,160 +1,85 @@
-//! strata's query engine: parses SQL, plans it and runs it in parallel over the
-//! memory-mapped blocks of a strata table.
+//! strata's query engine: SQL in, results out, answered from the
+//! memory-mapped blocks of strata tables. The path of a query:
 //!
 //! ```text
-//! SQL --parse/bind--> Query --plan--> Plan --run (rayon, per block)--> QueryResult
+//! SQL text ──sql::parse──▶ AST ──sql::bind──▶ logical plan ──rewrite──▶ optimized plan
+//!          ──exec::planner──▶ operators ──exec (rayon, per block)──▶ QueryResult
 //! ```
 //!
-//! The engine keeps no query state: every query reads what it needs from the
-//! mapped files. Only the open table handles outlive a query (see
+//! - [`sql`]: parsing (once per query) and binding (names, types, DuckDB's
+//!   coercions) to a [`plan::Query`];
+//! - [`plan`]: the logical plan; its leaf [`plan::TableQuery`] is what the
+//!   sorted-vector table engine answers in one pass;
+//! - [`rewrite`]: named, switchable rules that push work into that leaf and
+//!   pick its strategies;
+//! - [`exec`]: the physical operators, chosen in one place
+//!   ([`exec::planner`]); the table engine ([`exec::table`]) works on each
+//!   block's sorted distinct values, counts and row lists ([`scan`]) and
+//!   merges per-block sorted vectors of groups ([`agg`]);
+//! - [`expr`]: expressions and their vectorised evaluation.
+//!
+//! The engine keeps no query state: every query reads what it needs from
+//! the mapped files. Only the open table handles outlive a query (see
 //! [`open_tables`]), so a process running many queries maps and verifies
-//! each block once. It works on each block's sorted distinct values, their counts and
-//! row lists rather than on rows wherever it can, and merges per-block
-//! sorted vectors of groups (see [`merge`]).
+//! each block once.
 
 pub mod agg;
-pub mod any_groups;
-pub mod bind;
-pub mod block;
 pub mod budget;
-pub mod count_distinct;
+pub mod catalog;
 pub mod error;
 pub mod exec;
 pub mod explain;
 pub mod expr;
-pub mod filter;
-pub mod group;
-pub mod group_output;
 pub mod interrupt;
-pub mod like;
-pub mod memo;
-pub mod merge;
 pub mod open_tables;
-pub mod order;
+pub mod plan;
 pub mod result;
-pub mod rounding;
-pub mod scalar;
-pub mod selection;
-pub mod strfn;
-pub mod survivors;
-pub mod table_ref;
-pub mod top_count;
-pub mod topk;
+pub mod rewrite;
+pub mod scan;
+pub mod sql;
 pub mod value;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use strata_format::Table;
 
+pub use catalog::{Catalog, Database};
 pub use error::{EngineError, Result};
 pub use interrupt::{Interrupter, Watch};
 pub use result::{QueryResult, ResultColumn};
-pub use table_ref::{column_words, first_rows, head_rows, ArgValue, FirstRows, TableArg, TableRef};
+pub use rewrite::RuleOptions;
+pub use sql::table_ref::{
+    column_words, first_rows, head_rows, ArgValue, FirstRows, TableArg, TableRef,
+};
 pub use value::{LType, Value, Vector};
 
-/// Resolves the relation named in FROM.
-pub trait Catalog {
-    /// Opens the table `table` refers to (as written in the query).
-    fn open(&self, table: &TableRef) -> Result<Table>;
+use exec::planner::PhysicalQuery;
+use exec::ExecCtx;
+use rewrite::first_rows::FirstRowsPlan;
+use rewrite::{Check, LogEntry, RuleLog};
+use sql::parse::Statement;
 
-    /// Opens the table for a query whose column references are among
-    /// `words` (`None`: it may read every column; see
-    /// [`table_ref::column_words`]). A catalog that loads tables on demand
-    /// may load just those columns; by default this is [`Catalog::open`].
-    fn open_for(&self, table: &TableRef, words: Option<&[String]>) -> Result<Table> {
-        let _ = words;
-        self.open(table)
-    }
+/// Stack of each worker thread: expressions may nest up to
+/// [`sql::bind::MAX_EXPR_DEPTH`] levels, and every walk over them recurses.
+const WORKER_STACK: usize = 16 << 20;
 
-    /// For a query of the table's first rows (see [`table_ref::first_rows`]):
-    /// a table holding at least the first `rows` rows, in order (all of
-    /// them if the table has fewer), if the catalog can give one more
-    /// cheaply than the whole table (a file's first rows, say); `None` (the
-    /// default) to use [`Catalog::open_for`].
-    fn open_head(
-        &self,
-        table: &TableRef,
-        words: Option<&[String]>,
-        rows: u64,
-    ) -> Result<Option<Table>> {
-        let _ = (table, words, rows);
-        Ok(None)
-    }
-}
-
-/// A directory of tables: `FROM hits` opens `<dir>/hits`; a name containing
-/// a path separator (written quoted) is opened as a path. Table functions are
-/// not known here (see the `strata` crate for `read_csv` and friends).
-///
-/// Tables stay open between queries (and clones share them) until their
-/// manifest changes; see [`open_tables`].
-#[derive(Debug, Clone)]
-pub struct Database {
-    dir: PathBuf,
-    open: open_tables::OpenTables,
-}
-
-impl Database {
-    /// A database in directory `dir`.
-    pub fn new(dir: impl Into<PathBuf>) -> Database {
-        Database {
-            dir: dir.into(),
-            open: open_tables::OpenTables::default(),
-        }
-    }
-}
-
-impl Database {
-    /// Opens the table `name`: `<dir>/name`, or `name` itself when it
-    /// contains a path separator.
-    pub fn open_named(&self, name: &str) -> Result<Table> {
-        let path = if name.contains('/') || name.contains('\\') {
-            PathBuf::from(name)
-        } else {
-            self.dir.join(name)
-        };
-        match self.open.open(&path) {
-            Ok(t) => Ok(t),
-            Err(EngineError::Format(strata_format::FormatError::NotATable(_))) => {
-                let names = std::fs::read_dir(&self.dir)
-                    .map(|rd| {
-                        rd.filter_map(|e| e.ok())
-                            .filter(|e| e.path().join("MANIFEST").exists())
-                            .filter_map(|e| e.file_name().into_string().ok())
-                            .collect::<Vec<_>>()
-                    })
-                    .unwrap_or_default();
-                Err(EngineError::NotFound {
-                    kind: "table",
-                    name: name.to_string(),
-                    suggestion: error::closest(name, names.iter().map(|s| s.as_str())),
-                })
-            }
-            Err(e) => Err(e),
-        }
-    }
-}
-
-impl Catalog for Database {
-    fn open(&self, table: &TableRef) -> Result<Table> {
-        match table {
-            TableRef::Named(name) => self.open_named(name),
-            TableRef::Function { name, .. } => Err(EngineError::NotFound {
-                kind: "table function",
-                name: name.clone(),
-                suggestion: None,
-            }),
-        }
-    }
-}
-
-/// The query engine: a thread pool and nothing else (no state between
-/// queries).
+/// The query engine: a thread pool, a memory limit and the rules it may use
+/// (no state between queries).
 #[derive(Debug)]
 pub struct Engine {
     pool: rayon::ThreadPool,
     interrupter: Interrupter,
     memory_limit: Option<u64>,
+    rules: RuleOptions,
+}
+
+/// A query bound, optimized and planned, ready to run.
+struct Compiled {
+    query: plan::Query,
+    physical: PhysicalQuery,
+    log: RuleLog,
+    /// The tables opened with just their first rows, and how many.
+    heads: Vec<(Table, u64)>,
 }
 
 impl Engine {
@@ -162,6 +87,7 @@ impl Engine {
     pub fn new(threads: usize) -> Result<Engine> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
+            .stack_size(WORKER_STACK)
             .thread_name(|i| format!("strata-{i}"))
             .build()
             .map_err(|e| EngineError::Internal(format!("thread pool: {e}")))?;
@@ -169,6 +95,7 @@ impl Engine {
             pool,
             interrupter: Interrupter::default(),
             memory_limit: budget::default_limit(),
+            rules: RuleOptions::all(),
         })
     }
 
@@ -177,9 +104,9 @@ impl Engine {
         self.pool.current_num_threads()
     }
 
-    /// Limits the memory each query's results may hold (`None`: no
-    /// limit); the default is 80% of physical memory. A query going over
-    /// it fails with [`EngineError::TooLarge`].
+    /// Limits the memory each query may hold (`None`: no limit); the
+    /// default is 80% of physical memory. A query going over it fails with
+    /// [`EngineError::TooLarge`].
     pub fn with_memory_limit(mut self, bytes: Option<u64>) -> Engine {
         self.memory_limit = bytes;
         self
@@ -190,6 +117,17 @@ impl Engine {
         self.memory_limit
     }
 
+    /// Which rewrite rules may fire (all by default; see [`rewrite`]).
+    pub fn with_rules(mut self, rules: RuleOptions) -> Engine {
+        self.rules = rules;
+        self
+    }
+
+    /// The rules the engine uses.
+    pub fn rules(&self) -> &RuleOptions {
+        &self.rules
+    }
+
     /// A handle that interrupts the queries running on this engine (from
     /// another thread, e.g. on Ctrl-C): they fail with
     /// [`EngineError::Interrupted`] at their next block boundary.
@@ -197,93 +135,156 @@ impl Engine {
         self.interrupter.clone()
     }
 
-    /// Runs `sql` against `table` (whatever name its FROM clause uses).
-    /// `EXPLAIN <query>` returns the plan as a one-column result.
+    /// Runs `sql` with every table it names being `table`. `EXPLAIN
+    /// [ANALYZE] <query>` returns the plan as a one-column result.
     pub fn query(&self, table: &Table, sql: &str) -> Result<QueryResult> {
-        self.query_watched(table, sql, self.interrupter.watch())
+        self.query_in(&OneTable(table), sql)
     }
 
-    /// [`Engine::query`] for a query that started (and may be interrupted)
-    /// at `watch`.
-    fn query_watched(&self, table: &Table, sql: &str, watch: Watch) -> Result<QueryResult> {
-        if let Some(inner) = bind::strip_explain(sql) {
-            let text = self.explain(table, inner)?;
-            let mut v = Vector::empty(LType::Varchar, 0);
-            for line in text.lines() {
-                v.push(&Value::Str(line.as_bytes().to_vec()));
+    /// The EXPLAIN text of `sql` over `table`.
+    pub fn explain(&self, table: &Table, sql: &str) -> Result<String> {
+        self.explain_in(&OneTable(table), sql)
+    }
+
+    /// Runs `sql`, opening the tables it names through `catalog`.
+    /// `EXPLAIN [ANALYZE] <query>` returns the plan as a one-column result.
+    pub fn query_in(&self, catalog: &dyn Catalog, sql: &str) -> Result<QueryResult> {
+        let watch = self.interrupter.watch();
+        match sql::parse::parse(sql)? {
+            Statement::Query(q) => self.run(catalog, &q, sql, &watch),
+            Statement::Explain { analyze, query } => {
+                let text = self.explain_query(catalog, &query, sql, analyze, &watch)?;
+                Ok(explain::as_result(&text))
             }
-            return Ok(QueryResult {
-                columns: vec![ResultColumn {
-                    name: "explain".into(),
-                    ty: LType::Varchar,
-                    values: v,
-                }],
-            });
         }
-        let q = bind::parse(sql)?;
-        let bound = bind::bind(&q, table.schema())?;
-        self.pool.install(|| {
-            let mut plan = exec::plan(bound, table)?;
-            plan.watch = watch;
-            plan.budget = budget::Budget::new(self.memory_limit);
-            exec::run(&plan, table)
+    }
+
+    /// The EXPLAIN text of `sql` (a query, or `EXPLAIN [ANALYZE] <query>`).
+    pub fn explain_in(&self, catalog: &dyn Catalog, sql: &str) -> Result<String> {
+        let watch = self.interrupter.watch();
+        let (q, analyze) = match sql::parse::parse(sql)? {
+            Statement::Query(q) => (q, false),
+            Statement::Explain { analyze, query } => (query, analyze),
+        };
+        self.explain_query(catalog, &q, sql, analyze, &watch)
+    }
+
+    /// The `first_rows` rule's decision for a query, logged.
+    fn first_rows(&self, q: &sqlparser::ast::Query, log: &mut RuleLog) -> Option<FirstRowsPlan> {
+        if !self.rules.enabled(rewrite::first_rows::NAME) {
+            return None;
+        }
+        let (check, plan) = rewrite::first_rows::check(q);
+        let rejected = match check {
+            Check::NotApplicable => return None,
+            Check::Applies => None,
+            Check::Rejected(why) => Some(why),
+        };
+        log.record(LogEntry {
+            rule: rewrite::first_rows::NAME,
+            node: "FROM".into(),
+            rejected,
+        });
+        plan
+    }
+
+    /// Binds, optimizes and plans a query, opening its tables (the first
+    /// `head` rows of the top-level table where the catalog can).
+    fn compile(
+        &self,
+        catalog: &dyn Catalog,
+        q: &sqlparser::ast::Query,
+        text: &str,
+        head: Option<u64>,
+        mut log: RuleLog,
+    ) -> Result<Compiled> {
+        let words = column_words(q, text);
+        let (bound, heads) = sql::bind::Binder::new(catalog, words)
+            .with_head(head)
+            .bind(q)?;
+        let query = rewrite::optimize(bound, &self.rules, &mut log)?;
+        let physical = exec::planner::plan(&query)?;
+        Ok(Compiled {
+            query,
+            physical,
+            log,
+            heads,
         })
     }
 
-    /// Runs `sql`, opening its FROM table through `catalog`.
-    pub fn query_in(&self, catalog: &dyn Catalog, sql: &str) -> Result<QueryResult> {
-        // An interrupt while the catalog loads a file stops the query too.
-        let watch = self.interrupter.watch();
-        let inner = bind::strip_explain(sql).unwrap_or(sql);
-        let q = bind::parse(inner)?;
-        // The first rows that match a WHERE: try the table's first rows
-        // (one block's worth). As blocks are read in order, enough matches
-        // there are the answer the whole table gives.
-        let first = table_ref::first_rows(&q).filter(|f| f.filtered && inner == sql);
-        if let Some(f) = first {
-            let wanted = f.limit.saturating_add(f.offset).max(FIRST_ROWS_TRIED);
-            let words = table_ref::column_words(&q, inner);
-            let from = bind::table_ref(&q)?;
-            if let Some(t) = catalog.open_head(&from, words.as_deref(), wanted)? {
-                watch.check()?;
-                let r = self.query_watched(&t, sql, watch.clone())?;
-                // Enough rows, or the table held fewer than asked: all of it.
-                if r.num_rows() as u64 >= f.limit || t.num_rows() < wanted {
-                    return Ok(r);
-                }
-            }
-        }
-        let table = open_from(catalog, &q, inner)?;
-        watch.check()?;
-        self.query_watched(&table, sql, watch)
+    /// Runs a compiled query on the engine's threads.
+    fn execute(&self, c: &Compiled, watch: &Watch) -> Result<(QueryResult, ExecCtx)> {
+        let ctx = ExecCtx::new(
+            watch.clone(),
+            budget::Budget::new(self.memory_limit),
+            c.physical.operators,
+            c.physical.ctes.clone(),
+        );
+        let batch = self.pool.install(|| ctx.run(c.physical.root.as_ref()))?;
+        let names = c.query.root.columns().into_iter().map(|c| c.name).collect();
+        Ok((batch.into_result(names), ctx))
     }
 
-    /// The plan of `sql` over `table` and each block's strategy.
-    pub fn explain(&self, table: &Table, sql: &str) -> Result<String> {
-        let q = bind::parse(sql)?;
-        let bound = bind::bind(&q, table.schema())?;
-        let plan = exec::plan(bound, table)?;
-        Ok(explain::explain(&plan, table))
+    /// Compiles and runs a query; a query of a file's first rows tries its
+    /// first rows, then (when a filter found too few there) the whole file.
+    fn run(
+        &self,
+        catalog: &dyn Catalog,
+        q: &sqlparser::ast::Query,
+        text: &str,
+        watch: &Watch,
+    ) -> Result<QueryResult> {
+        let mut log = RuleLog::default();
+        let first = self.first_rows(q, &mut log);
+        if let Some(f) = first {
+            let c = self.compile(catalog, q, text, Some(f.rows), log.clone())?;
+            watch.check()?;
+            let (r, _) = self.execute(&c, watch)?;
+            let short = f.filtered
+                && (r.num_rows() as u64) < f.limit
+                && c.heads.iter().any(|(t, rows)| t.num_rows() >= *rows);
+            if !short {
+                return Ok(r);
+            }
+        }
+        let c = self.compile(catalog, q, text, None, log)?;
+        watch.check()?;
+        Ok(self.execute(&c, watch)?.0)
+    }
+
+    fn explain_query(
+        &self,
+        catalog: &dyn Catalog,
+        q: &sqlparser::ast::Query,
+        text: &str,
+        analyze: bool,
+        watch: &Watch,
+    ) -> Result<String> {
+        let mut log = RuleLog::default();
+        let head = self.first_rows(q, &mut log).map(|f| f.rows);
+        let c = self.compile(catalog, q, text, head, log)?;
+        let metrics = if analyze {
+            let start = std::time::Instant::now();
+            let (_, ctx) = self.execute(&c, watch)?;
+            Some((ctx.metrics(), start.elapsed()))
+        } else {
+            None
+        };
+        Ok(explain::explain(
+            &c.query,
+            &c.physical,
+            &c.log,
+            metrics.as_ref(),
+        ))
     }
 }
 
-/// Rows of a table's start a filtered query of its first rows tries before
-/// the whole table (see [`table_ref::first_rows`]): one default block.
-pub const FIRST_ROWS_TRIED: u64 = strata_format::DEFAULT_BLOCK_ROWS as u64;
+/// A catalog in which every name means one table.
+struct OneTable<'t>(&'t Table);
 
-/// Opens the FROM table of `q` (parsed from `text`) through `catalog`: just
-/// its first rows when they answer the query ([`Catalog::open_head`]), else
-/// the columns the query may read ([`Catalog::open_for`]).
-pub fn open_from(catalog: &dyn Catalog, q: &sqlparser::ast::Query, text: &str) -> Result<Table> {
-    let words = table_ref::column_words(q, text);
-    let from = bind::table_ref(q)?;
-    let head = match table_ref::head_rows(q) {
-        Some(rows) => catalog.open_head(&from, words.as_deref(), rows)?,
-        None => None,
-    };
-    match head {
-        Some(t) => Ok(t),
-        None => catalog.open_for(&from, words.as_deref()),
+impl Catalog for OneTable<'_> {
+    fn open(&self, _: &TableRef) -> Result<Table> {
+        Ok(self.0.clone())
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use strata_engine::{Database, Engine, LType, QueryResult, Value};
+use strata_engine::{Database, Engine, LType, QueryResult, RuleOptions, Value};
 use strata_format::types::{bool_key, float_key, signed_key};
 use strata_format::{ColumnData, DataType, Field, Schema, Table, TableWriter, WriteOptions};
 
@@ -316,7 +316,13 @@ fn slt_suite() {
         .filter(|p| p.to_string_lossy().contains(&filter))
         .collect();
     files.sort();
-    let engines = [Engine::new(1).unwrap(), Engine::new(4).unwrap()];
+    // Every record runs with all rules on (1 and 4 threads) and with all
+    // rules off: the plan as bound, on the general operators.
+    let engines = [
+        Engine::new(1).unwrap(),
+        Engine::new(4).unwrap(),
+        Engine::new(2).unwrap().with_rules(RuleOptions::none()),
+    ];
     let (mut passed, mut failed) = (0usize, 0usize);
     let mut failures = Vec::new();
     for block_rows in [3usize, 1000, 1 << 19] {
@@ -342,11 +348,16 @@ fn slt_suite() {
             for rec in parse_slt(&text) {
                 for engine in &engines {
                     let ctx = format!(
-                        "{name}:{} (block {block_rows}, {} threads)",
+                        "{name}:{} (block {block_rows}, {} threads, rules {})",
                         match &rec {
                             Record::Query { line, .. } | Record::Error { line, .. } => line,
                         },
-                        engine.threads()
+                        engine.threads(),
+                        if *engine.rules() == RuleOptions::none() {
+                            "off"
+                        } else {
+                            "on"
+                        }
                     );
                     match &rec {
                         Record::Query {

@@ -1,0 +1,228 @@
+//! The last stage of an aggregation: merged groups to result rows.
+//!
+//! A result slot (a group key, then an aggregate) is computed only at the
+//! groups that need it: HAVING and ORDER BY inputs at every group, the rest
+//! only at the groups returned. With millions of groups and a `LIMIT 10`
+//! that turns most of the output work into ten rows' worth; strings are
+//! fetched from their blocks for the returned groups alone.
+
+use rayon::prelude::*;
+use strata_format::Table;
+
+use crate::agg::func::Aggregation;
+use crate::agg::group::{GroupSpec, KeyPart, PartKind};
+use crate::agg::plan::{AggPlan, KeySource};
+use crate::error::{internal, EngineError, Result};
+use crate::expr::{eval, Columns, Inputs, TExpr};
+use crate::scan::block::BlockCtx;
+use crate::value::{value_of_key, LType, Value, Vector};
+
+/// Merged groups (rows of key words then states) ready to be turned into
+/// result slots.
+pub struct GroupRows<'a> {
+    /// One row per group.
+    pub rows: Vec<&'a [u64]>,
+    /// The layout of the rows.
+    pub spec: &'a GroupSpec,
+    /// The aggregation plan.
+    pub plan: &'a AggPlan,
+    /// The bound aggregation.
+    pub agg: &'a Aggregation,
+    /// The table, for strings.
+    pub table: &'a Table,
+    /// Offset of the first state word in a row.
+    pub kb: usize,
+}
+
+impl GroupRows<'_> {
+    /// Number of groups.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether there are no groups.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The slots (bound keys, then aggregates) at groups `idx`; a slot not
+    /// `want`ed is left empty.
+    pub fn slots(&self, idx: &[usize], want: &dyn Fn(usize) -> bool) -> Result<Vec<Vector>> {
+        let nkeys = self.agg.keys.len();
+        let mut parts: Vec<Option<Vector>> = vec![None; self.plan.base_parts];
+        let mut slots = Vec::with_capacity(nkeys + self.agg.aggs.len());
+        for (k, src) in self.plan.keys.iter().enumerate() {
+            let ty = self.agg.keys[k].ty;
+            if !want(k) {
+                slots.push(Vector::empty(ty, 0));
+                continue;
+            }
+            slots.push(match src {
+                KeySource::Part(i) => self.part(&mut parts, *i, idx)?.clone(),
+                KeySource::Dependent(e) => {
+                    // The expression's columns are raw key parts.
+                    let mut need = Vec::new();
+                    for c in e.columns() {
+                        let pi =
+                            self.plan.keys.iter().zip(&self.agg.keys).find_map(
+                                |(s, key)| match s {
+                                    KeySource::Part(i) if key.as_col() == Some(c) => Some(*i),
+                                    _ => None,
+                                },
+                            );
+                        match pi {
+                            Some(i) => need.push((c, i)),
+                            None => return internal("dependent key without its column"),
+                        }
+                    }
+                    for &(_, i) in &need {
+                        self.part(&mut parts, i, idx)?;
+                    }
+                    let mut cols = Vec::new();
+                    for (c, i) in need {
+                        match &parts[i] {
+                            Some(v) => cols.push((c, v)),
+                            None => return internal("key part not computed"),
+                        }
+                    }
+                    eval(e, idx.len(), &Columns(cols))?.into_owned()
+                }
+            });
+        }
+        let at: Vec<&[u64]> = idx.iter().map(|&i| self.rows[i]).collect();
+        for (i, call) in self.agg.aggs.iter().enumerate() {
+            slots.push(if want(nkeys + i) {
+                self.spec.layout.finish(i, &at, self.kb)
+            } else {
+                Vector::empty(call.ty, 0)
+            });
+        }
+        Ok(slots)
+    }
+
+    /// Key part `i` at groups `idx`, computed once into `cache`.
+    fn part<'c>(
+        &self,
+        cache: &'c mut [Option<Vector>],
+        i: usize,
+        idx: &[usize],
+    ) -> Result<&'c Vector> {
+        let Some(slot) = cache.get_mut(i) else {
+            return internal(format!("no key part {i}"));
+        };
+        if slot.is_none() {
+            let p = &self.spec.parts[i];
+            *slot = Some(self.part_values(p, idx)?);
+        }
+        slot.as_ref()
+            .ok_or_else(|| EngineError::Internal("key part not computed".into()))
+    }
+
+    fn part_values(&self, p: &KeyPart, idx: &[usize]) -> Result<Vector> {
+        let rows = idx.iter().map(|&i| self.rows[i]);
+        let is_null = |r: &[u64]| p.nullable && r[p.off] == 1;
+        let witnesses = || -> Vec<Option<u64>> {
+            let w = self.kb + p.witness.unwrap_or(0);
+            rows.clone().map(|r| (!is_null(r)).then(|| r[w])).collect()
+        };
+        Ok(match p.kind {
+            PartKind::RawStr(col) => fetch_strings(self.table, col, &witnesses())?,
+            _ if p.expr.ty == LType::Varchar => {
+                fetch_expr_strings(self.table, &p.expr, &witnesses())?
+            }
+            _ => {
+                let vo = p.off + usize::from(p.nullable);
+                let mut v = Vector::empty(p.expr.ty, idx.len());
+                for r in rows {
+                    if is_null(r) {
+                        v.push(&Value::Null);
+                    } else {
+                        let key = if p.value_words() == 2 {
+                            u128::from(r[vo]) << 64 | u128::from(r[vo + 1])
+                        } else {
+                            u128::from(r[vo])
+                        };
+                        v.push(&value_of_key(p.expr.ty, key));
+                    }
+                }
+                v
+            }
+        })
+    }
+}
+
+/// Result slots as expression inputs (`ExprKind::Ref`).
+pub struct SlotInputs<'a>(pub &'a [Vector]);
+
+impl Inputs for SlotInputs<'_> {
+    fn column(&self, col: usize) -> Result<&Vector> {
+        internal(format!("column {col} referenced after aggregation"))
+    }
+    fn slot(&self, slot: usize) -> Result<&Vector> {
+        self.0
+            .get(slot)
+            .ok_or_else(|| EngineError::Internal(format!("no slot {slot}")))
+    }
+}
+
+/// Groups witnesses `(block << 32) | item` by block, remembering each
+/// one's position.
+fn by_block(witnesses: &[Option<u64>]) -> std::collections::BTreeMap<usize, Vec<(usize, u32)>> {
+    let mut out: std::collections::BTreeMap<usize, Vec<(usize, u32)>> = Default::default();
+    for (i, w) in witnesses.iter().enumerate() {
+        if let Some(w) = w {
+            out.entry((w >> 32) as usize)
+                .or_default()
+                .push((i, *w as u32));
+        }
+    }
+    out
+}
+
+/// The strings of column `col` at the (block, value) `witnesses`.
+fn fetch_strings(table: &Table, col: usize, witnesses: &[Option<u64>]) -> Result<Vector> {
+    let mut out: Vec<Option<Vec<u8>>> = vec![None; witnesses.len()];
+    let fetched: Vec<Vec<(usize, Option<Vec<u8>>)>> = by_block(witnesses)
+        .into_par_iter()
+        .map(|(b, items)| {
+            let ctx = BlockCtx::new(table, b);
+            let vals: Vec<u32> = items.iter().map(|x| x.1).collect();
+            let strs = ctx.strings_of(col, &vals)?;
+            Ok(items.iter().map(|x| x.0).zip(strs).collect())
+        })
+        .collect::<Result<_>>()?;
+    for list in fetched {
+        for (i, s) in list {
+            out[i] = s;
+        }
+    }
+    let mut v = Vector::empty(LType::Varchar, out.len());
+    for s in out {
+        v.push(&s.map_or(Value::Null, Value::Str));
+    }
+    Ok(v)
+}
+
+/// The values of `expr` at the (block, row) `witnesses` (NULL where none).
+fn fetch_expr_strings(table: &Table, expr: &TExpr, witnesses: &[Option<u64>]) -> Result<Vector> {
+    let fetched: Vec<(Vec<usize>, Vector)> = by_block(witnesses)
+        .into_par_iter()
+        .map(|(b, items)| {
+            let ctx = BlockCtx::new(table, b);
+            let rows: Vec<u32> = items.iter().map(|x| x.1).collect();
+            let v = ctx.eval_one_at(&rows, expr)?;
+            Ok((items.iter().map(|x| x.0).collect(), v))
+        })
+        .collect::<Result<_>>()?;
+    let mut out: Vec<Value> = vec![Value::Null; witnesses.len()];
+    for (idx, v) in fetched {
+        for (j, i) in idx.into_iter().enumerate() {
+            out[i] = v.get(j);
+        }
+    }
+    let mut v = Vector::empty(expr.ty, out.len());
+    for x in &out {
+        v.push(x);
+    }
+    Ok(v)
+}

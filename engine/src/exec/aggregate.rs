@@ -1,0 +1,65 @@
+//! Hash aggregation over a batch: groups by the key values (see
+//! [`crate::agg::accumulate`]), then each aggregate per group. Outputs the
+//! keys, then the aggregates; a global aggregation (no keys) returns one
+//! row even without input.
+
+use super::{Batch, ExecCtx, Operator};
+use crate::agg::accumulate::{aggregate, group_rows, Grouping};
+use crate::agg::func::AggCall;
+use crate::error::Result;
+use crate::expr::{eval, TExpr};
+use crate::value::Vector;
+
+/// Groups and aggregates.
+#[derive(Debug)]
+pub struct HashAggregate {
+    /// Its number in the tree.
+    pub id: usize,
+    /// The input.
+    pub input: Box<dyn Operator>,
+    /// Group keys over the input's columns.
+    pub keys: Vec<TExpr>,
+    /// The aggregates.
+    pub aggs: Vec<AggCall>,
+}
+
+impl Operator for HashAggregate {
+    fn describe(&self) -> String {
+        "HashAggregate".into()
+    }
+
+    fn children(&self) -> Vec<&dyn Operator> {
+        vec![self.input.as_ref()]
+    }
+
+    fn id(&self) -> usize {
+        self.id
+    }
+
+    fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
+        let input = ctx.run(self.input.as_ref())?;
+        let mut keys: Vec<Vector> = Vec::with_capacity(self.keys.len());
+        for k in &self.keys {
+            keys.push(eval(k, input.rows, &input)?.into_owned());
+        }
+        let refs: Vec<&Vector> = keys.iter().collect();
+        let mut g = group_rows(&refs, input.rows)?;
+        if self.keys.is_empty() && g.is_empty() {
+            // A global aggregate of no rows: one group, empty.
+            g = Grouping {
+                ids: Vec::new(),
+                first: vec![0],
+            };
+        }
+        ctx.watch.check()?;
+        let mut columns: Vec<Vector> = keys.iter().map(|k| k.gather(&g.first)).collect();
+        for a in &self.aggs {
+            let arg = match &a.arg {
+                Some(x) => Some(eval(x, input.rows, &input)?.into_owned()),
+                None => None,
+            };
+            columns.push(aggregate(a, arg.as_ref(), &g)?);
+        }
+        Ok(Batch::new(columns, g.len()))
+    }
+}

@@ -1,0 +1,71 @@
+//! A batch of rows: one vector per column, all of one length.
+
+use crate::budget::{vector_bytes, Held};
+use crate::result::{QueryResult, ResultColumn};
+use crate::value::{LType, Vector};
+
+/// Rows as columns.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// The columns.
+    pub columns: Vec<Vector>,
+    /// The number of rows (also when there are no columns).
+    pub rows: usize,
+    /// The memory charged for it, given back when it is dropped.
+    pub held: Option<Held>,
+}
+
+impl Batch {
+    /// A batch of `columns` (of `rows` rows).
+    pub fn new(columns: Vec<Vector>, rows: usize) -> Batch {
+        Batch {
+            columns,
+            rows,
+            held: None,
+        }
+    }
+
+    /// No rows of the given types.
+    pub fn empty(types: &[LType]) -> Batch {
+        Batch::new(types.iter().map(|&t| Vector::empty(t, 0)).collect(), 0)
+    }
+
+    /// Approximate heap bytes of its values.
+    pub fn bytes(&self) -> u64 {
+        self.columns.iter().map(vector_bytes).sum()
+    }
+
+    /// The rows at `idx`, in that order.
+    pub fn gather(&self, idx: &[u32]) -> Batch {
+        Batch::new(
+            self.columns.iter().map(|c| c.gather(idx)).collect(),
+            idx.len(),
+        )
+    }
+
+    /// The batch as a result with column `names`.
+    pub fn into_result(self, names: Vec<String>) -> QueryResult {
+        QueryResult {
+            columns: names
+                .into_iter()
+                .zip(self.columns)
+                .map(|(name, values)| ResultColumn {
+                    name,
+                    ty: values.ty,
+                    values,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl crate::expr::Inputs for Batch {
+    fn column(&self, col: usize) -> crate::error::Result<&Vector> {
+        self.columns.get(col).ok_or_else(|| {
+            crate::error::EngineError::Internal(format!(
+                "column {col} of a batch of {}",
+                self.columns.len()
+            ))
+        })
+    }
+}

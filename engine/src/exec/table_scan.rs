@@ -1,0 +1,64 @@
+//! The leaf operator: a [`TableQuery`] answered by the table engine
+//! ([`crate::exec::table`]) straight from the table's blocks.
+
+use super::{Batch, ExecCtx, Operator};
+use crate::error::Result;
+use crate::exec::table;
+use crate::plan::TableQuery;
+
+/// Runs a table query.
+#[derive(Debug)]
+pub struct TableScan {
+    /// Its number in the tree.
+    pub id: usize,
+    /// The prepared query.
+    pub plan: table::Plan,
+}
+
+impl TableScan {
+    /// The operator for `query`.
+    pub fn new(id: usize, query: TableQuery) -> Result<TableScan> {
+        let t = query.table.clone();
+        Ok(TableScan {
+            id,
+            plan: table::plan(query, &t)?,
+        })
+    }
+}
+
+impl Operator for TableScan {
+    fn describe(&self) -> String {
+        let q = &self.plan.query;
+        let mut s = format!("TableScan (sorted-vector engine on {}", q.name);
+        if let Some(a) = &self.plan.agg {
+            s.push_str(&format!(
+                ", {} aggregation pass{}",
+                a.passes.len(),
+                if a.passes.len() == 1 { "" } else { "es" }
+            ));
+        }
+        s.push(')');
+        s
+    }
+
+    fn children(&self) -> Vec<&dyn Operator> {
+        Vec::new()
+    }
+
+    fn id(&self) -> usize {
+        self.id
+    }
+
+    fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
+        let mut plan = self.plan.clone();
+        plan.watch = ctx.watch.clone();
+        plan.budget = ctx.budget.clone();
+        let table = plan.query.table.clone();
+        let r = table::run(&plan, &table)?;
+        let rows = r.num_rows();
+        Ok(Batch::new(
+            r.columns.into_iter().map(|c| c.values).collect(),
+            rows,
+        ))
+    }
+}

@@ -1,0 +1,1160 @@
+//! Bound scalar expressions and their vectorised evaluation.
+//!
+//! One evaluator serves every level: over the sorted distinct values of one
+//! column (an expression of one column is evaluated once per distinct
+//! value), over gathered rows (expressions of several columns) and over
+//! groups after aggregation (`Ref` slots).
+
+pub mod like;
+pub mod memo;
+pub mod order;
+pub mod rounding;
+pub mod scalar;
+pub mod strfn;
+
+use std::borrow::Cow;
+
+use crate::error::{EngineError, Result};
+use crate::value::{
+    format_date, format_decimal, format_timestamp, parse_date, parse_timestamp, Data, LType, Phys,
+    Value, Vector,
+};
+
+/// Arithmetic operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (always DOUBLE division)
+    Div,
+    /// `//` (integer division, truncating)
+    IntDiv,
+    /// `%` (the sign follows the dividend)
+    Mod,
+}
+
+impl ArithOp {
+    fn symbol(self) -> &'static str {
+        match self {
+            ArithOp::Add => "+",
+            ArithOp::Sub => "-",
+            ArithOp::Mul => "*",
+            ArithOp::Div => "/",
+            ArithOp::IntDiv => "//",
+            ArithOp::Mod => "%",
+        }
+    }
+
+    fn verb(self) -> &'static str {
+        match self {
+            ArithOp::Add => "addition",
+            ArithOp::Sub => "subtraction",
+            ArithOp::Mul => "multiplication",
+            _ => "division",
+        }
+    }
+}
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `=`
+    Eq,
+    /// `<>`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl CmpOp {
+    /// The operator with its operands swapped (`a < b` is `b > a`).
+    pub fn flip(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            o => o,
+        }
+    }
+
+    /// The negated operator (`NOT a < b` is `a >= b`, NULLs staying NULL).
+    pub fn negate(self) -> CmpOp {
+        match self {
+            CmpOp::Eq => CmpOp::Ne,
+            CmpOp::Ne => CmpOp::Eq,
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Ge => CmpOp::Lt,
+        }
+    }
+
+    fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "<>",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    #[inline]
+    fn test(self, o: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            CmpOp::Eq => o == Equal,
+            CmpOp::Ne => o != Equal,
+            CmpOp::Lt => o == Less,
+            CmpOp::Le => o != Greater,
+            CmpOp::Gt => o == Greater,
+            CmpOp::Ge => o != Less,
+        }
+    }
+}
+
+/// Parts of dates and timestamps for `EXTRACT` and `DATE_TRUNC`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DatePart {
+    /// Year.
+    Year,
+    /// Month (1-12).
+    Month,
+    /// Day of the month.
+    Day,
+    /// Hour.
+    Hour,
+    /// Minute.
+    Minute,
+    /// Second.
+    Second,
+    /// Day of the week (Sunday = 0).
+    Dow,
+    /// Day of the year (1-366).
+    Doy,
+    /// Seconds since the epoch.
+    Epoch,
+    /// Quarter (1-4).
+    Quarter,
+    /// ISO week (1-53; weeks start on Monday).
+    Week,
+    /// ISO day of the week (Monday = 1 .. Sunday = 7).
+    IsoDow,
+    /// ISO year (the year of the week's Thursday).
+    IsoYear,
+}
+
+/// A bound expression with its result type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TExpr {
+    /// What it computes.
+    pub kind: ExprKind,
+    /// Its result type.
+    pub ty: LType,
+}
+
+/// The kinds of bound expressions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    /// A table column (before aggregation).
+    Col(usize),
+    /// An output slot of the aggregation: a group key or an aggregate.
+    Ref(usize),
+    /// A constant.
+    Lit(Value),
+    /// Unary minus.
+    Neg(Box<TExpr>),
+    /// Logical NOT (three-valued).
+    Not(Box<TExpr>),
+    /// Arithmetic on operands already cast to a common type.
+    Arith(ArithOp, Box<TExpr>, Box<TExpr>),
+    /// Comparison of operands already cast to a common type.
+    Cmp(CmpOp, Box<TExpr>, Box<TExpr>),
+    /// Conjunction (three-valued).
+    And(Vec<TExpr>),
+    /// Disjunction (three-valued).
+    Or(Vec<TExpr>),
+    /// `IS NULL` (or `IS NOT NULL` when the flag is set).
+    IsNull(Box<TExpr>, bool),
+    /// `x IN (constants)`, negated when the flag is set.
+    InList(Box<TExpr>, Vec<Value>, bool),
+    /// A cast to this expression's type.
+    Cast(Box<TExpr>),
+    /// `EXTRACT(part FROM x)`.
+    Extract(DatePart, Box<TExpr>),
+    /// `DATE_TRUNC(part, x)`.
+    DateTrunc(DatePart, Box<TExpr>),
+    /// `CASE WHEN c THEN v ... ELSE e END` (branches cast to the result type).
+    Case(Vec<(TExpr, TExpr)>, Option<Box<TExpr>>),
+    /// `x [NOT] [I]LIKE pattern` with a constant pattern.
+    Like(Box<TExpr>, Box<crate::expr::like::LikePattern>, bool),
+    /// Length of a string in bytes (`STRLEN`, `OCTET_LENGTH`).
+    StrLen(Box<TExpr>),
+    /// A string function (see [`crate::expr::strfn`]).
+    Str(Box<crate::expr::strfn::StrFn>, Vec<TExpr>),
+    /// Another scalar function (see [`crate::expr::scalar`]).
+    Func(Box<crate::expr::scalar::Func>, Vec<TExpr>),
+}
+
+impl TExpr {
+    /// A constant.
+    pub fn lit(v: Value, ty: LType) -> TExpr {
+        TExpr {
+            kind: ExprKind::Lit(v),
+            ty,
+        }
+    }
+
+    /// The direct children.
+    pub fn children(&self) -> Vec<&TExpr> {
+        match &self.kind {
+            ExprKind::Col(_) | ExprKind::Ref(_) | ExprKind::Lit(_) => vec![],
+            ExprKind::Neg(e)
+            | ExprKind::Not(e)
+            | ExprKind::IsNull(e, _)
+            | ExprKind::InList(e, _, _)
+            | ExprKind::Cast(e)
+            | ExprKind::Extract(_, e)
+            | ExprKind::DateTrunc(_, e)
+            | ExprKind::Like(e, _, _)
+            | ExprKind::StrLen(e) => vec![e],
+            ExprKind::Arith(_, a, b) | ExprKind::Cmp(_, a, b) => vec![a, b],
+            ExprKind::And(v) | ExprKind::Or(v) | ExprKind::Str(_, v) | ExprKind::Func(_, v) => {
+                v.iter().collect()
+            }
+            ExprKind::Case(w, e) => {
+                let mut out: Vec<&TExpr> = w.iter().flat_map(|(a, b)| [a, b]).collect();
+                if let Some(e) = e {
+                    out.push(e);
+                }
+                out
+            }
+        }
+    }
+
+    /// Calls `f` on each direct child, mutably.
+    pub fn for_each_child_mut(&mut self, f: &mut dyn FnMut(&mut TExpr)) {
+        match &mut self.kind {
+            ExprKind::Col(_) | ExprKind::Ref(_) | ExprKind::Lit(_) => {}
+            ExprKind::Neg(x)
+            | ExprKind::Not(x)
+            | ExprKind::IsNull(x, _)
+            | ExprKind::InList(x, _, _)
+            | ExprKind::Cast(x)
+            | ExprKind::Extract(_, x)
+            | ExprKind::DateTrunc(_, x)
+            | ExprKind::Like(x, _, _)
+            | ExprKind::StrLen(x) => f(x),
+            ExprKind::Arith(_, a, b) | ExprKind::Cmp(_, a, b) => {
+                f(a);
+                f(b);
+            }
+            ExprKind::And(v) | ExprKind::Or(v) | ExprKind::Str(_, v) | ExprKind::Func(_, v) => {
+                v.iter_mut().for_each(f)
+            }
+            ExprKind::Case(w, el) => {
+                for (a, b) in w {
+                    f(a);
+                    f(b);
+                }
+                if let Some(x) = el {
+                    f(x);
+                }
+            }
+        }
+    }
+
+    /// The expression rebuilt bottom-up: each node (its children already
+    /// rebuilt) replaced by `f` of it.
+    pub fn transform(mut self, f: &mut dyn FnMut(TExpr) -> TExpr) -> TExpr {
+        self.for_each_child_mut(&mut |c| {
+            let taken = std::mem::replace(c, TExpr::lit(Value::Null, LType::Null));
+            *c = taken.transform(f);
+        });
+        f(self)
+    }
+
+    /// The expression with every `Col(i)` replaced by `exprs[i]` (a column
+    /// out of range is left as it is).
+    pub fn substitute(self, exprs: &[TExpr]) -> TExpr {
+        self.transform(&mut |e| match e.kind {
+            ExprKind::Col(i) if i < exprs.len() => exprs[i].clone(),
+            _ => e,
+        })
+    }
+
+    /// The expression with `Col(i)` renumbered to `Col(f(i))`.
+    pub fn map_columns(self, f: &dyn Fn(usize) -> usize) -> TExpr {
+        self.transform(&mut |e| match e.kind {
+            ExprKind::Col(i) => TExpr {
+                kind: ExprKind::Col(f(i)),
+                ty: e.ty,
+            },
+            _ => e,
+        })
+    }
+
+    /// The expression with every `Col(i)` turned into the slot reference
+    /// `Ref(i)` (an expression over an aggregation's output as the table
+    /// engine evaluates it).
+    pub fn cols_to_refs(self) -> TExpr {
+        self.transform(&mut |e| match e.kind {
+            ExprKind::Col(i) => TExpr {
+                kind: ExprKind::Ref(i),
+                ty: e.ty,
+            },
+            _ => e,
+        })
+    }
+
+    /// The expression with every slot reference `Ref(i)` turned into
+    /// `Col(i)`.
+    pub fn refs_to_cols(self) -> TExpr {
+        self.transform(&mut |e| match e.kind {
+            ExprKind::Ref(i) => TExpr {
+                kind: ExprKind::Col(i),
+                ty: e.ty,
+            },
+            _ => e,
+        })
+    }
+
+    /// The depth of the tree (a leaf is 1), counted without recursion.
+    pub fn depth(&self) -> usize {
+        let mut max = 0;
+        let mut stack = vec![(self, 1usize)];
+        while let Some((e, d)) = stack.pop() {
+            max = max.max(d);
+            stack.extend(e.children().into_iter().map(|c| (c, d + 1)));
+        }
+        max
+    }
+
+    /// Whether the expression reads no column or slot (a constant).
+    pub fn is_constant(&self) -> bool {
+        let mut constant = true;
+        self.walk(&mut |x| {
+            if matches!(x.kind, ExprKind::Col(_) | ExprKind::Ref(_)) {
+                constant = false;
+            }
+        });
+        constant
+    }
+
+    /// The table columns referenced, sorted and deduplicated.
+    pub fn columns(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.walk(&mut |e| {
+            if let ExprKind::Col(c) = e.kind {
+                out.push(c);
+            }
+        });
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// True if any `Ref` occurs.
+    pub fn has_refs(&self) -> bool {
+        let mut any = false;
+        self.walk(&mut |e| any |= matches!(e.kind, ExprKind::Ref(_)));
+        any
+    }
+
+    /// Calls `f` on every node, parents first.
+    pub fn walk(&self, f: &mut dyn FnMut(&TExpr)) {
+        f(self);
+        for c in self.children() {
+            c.walk(f);
+        }
+    }
+
+    /// The constant value if this is a literal.
+    pub fn as_lit(&self) -> Option<&Value> {
+        match &self.kind {
+            ExprKind::Lit(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a bare column.
+    pub fn as_col(&self) -> Option<usize> {
+        match self.kind {
+            ExprKind::Col(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for TExpr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            ExprKind::Col(c) => write!(f, "#{c}"),
+            ExprKind::Ref(r) => write!(f, "@{r}"),
+            ExprKind::Lit(v) => match v {
+                Value::Str(_) => write!(f, "'{}'", crate::value::format_value(self.ty, v)),
+                _ => f.write_str(&crate::value::format_value(self.ty, v)),
+            },
+            ExprKind::Neg(e) => write!(f, "-({e})"),
+            ExprKind::Not(e) => write!(f, "NOT ({e})"),
+            ExprKind::Arith(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
+            ExprKind::Cmp(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
+            ExprKind::And(v) => join(f, v, " AND "),
+            ExprKind::Or(v) => join(f, v, " OR "),
+            ExprKind::IsNull(e, neg) => {
+                write!(f, "({e} IS {}NULL)", if *neg { "NOT " } else { "" })
+            }
+            ExprKind::InList(e, l, neg) => write!(
+                f,
+                "({e} {}IN [{} values])",
+                if *neg { "NOT " } else { "" },
+                l.len()
+            ),
+            ExprKind::Cast(e) => write!(f, "CAST({e} AS {})", self.ty),
+            ExprKind::Extract(p, e) => write!(f, "EXTRACT({p:?} FROM {e})"),
+            ExprKind::DateTrunc(p, e) => write!(f, "DATE_TRUNC({p:?}, {e})"),
+            ExprKind::Case(w, e) => {
+                f.write_str("CASE")?;
+                for (c, v) in w {
+                    write!(f, " WHEN {c} THEN {v}")?;
+                }
+                if let Some(e) = e {
+                    write!(f, " ELSE {e}")?;
+                }
+                f.write_str(" END")
+            }
+            ExprKind::Like(e, p, neg) => write!(
+                f,
+                "({e} {}{}LIKE '{}')",
+                if *neg { "NOT " } else { "" },
+                if p.ci { "I" } else { "" },
+                String::from_utf8_lossy(&p.text)
+            ),
+            ExprKind::StrLen(e) => write!(f, "STRLEN({e})"),
+            ExprKind::Str(func, args) => {
+                write!(f, "{}", func.name())?;
+                join(f, args, ", ")
+            }
+            ExprKind::Func(func, args) => {
+                write!(f, "{}", func.name())?;
+                join(f, args, ", ")
+            }
+        }
+    }
+}
+
+fn join(f: &mut std::fmt::Formatter<'_>, v: &[TExpr], sep: &str) -> std::fmt::Result {
+    f.write_str("(")?;
+    for (i, e) in v.iter().enumerate() {
+        if i > 0 {
+            f.write_str(sep)?;
+        }
+        write!(f, "{e}")?;
+    }
+    f.write_str(")")
+}
+
+/// Where an evaluation finds its leaves.
+pub trait Inputs {
+    /// The vector of table column `col`.
+    fn column(&self, col: usize) -> Result<&Vector>;
+    /// The vector of output slot `slot`.
+    fn slot(&self, _slot: usize) -> Result<&Vector> {
+        Err(EngineError::Internal(
+            "slot reference outside aggregation".into(),
+        ))
+    }
+}
+
+/// Inputs where every column is the same vector (an expression of one
+/// column evaluated over that column's distinct values).
+pub struct OneColumn<'a>(pub &'a Vector);
+
+impl Inputs for OneColumn<'_> {
+    fn column(&self, _col: usize) -> Result<&Vector> {
+        Ok(self.0)
+    }
+}
+
+/// Inputs given as `(column, vector)` pairs.
+pub struct Columns<'a>(pub Vec<(usize, &'a Vector)>);
+
+impl Inputs for Columns<'_> {
+    fn column(&self, col: usize) -> Result<&Vector> {
+        self.0
+            .iter()
+            .find(|(c, _)| *c == col)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| EngineError::Internal(format!("column {col} not loaded")))
+    }
+}
+
+/// Evaluates `e` over inputs of `len` rows.
+pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Vector>> {
+    Ok(match &e.kind {
+        ExprKind::Col(c) => Cow::Borrowed(inp.column(*c)?),
+        ExprKind::Ref(r) => Cow::Borrowed(inp.slot(*r)?),
+        ExprKind::Lit(v) => Cow::Owned(Vector::constant(e.ty, v, len)),
+        ExprKind::Neg(x) => {
+            let v = eval(x, len, inp)?;
+            let zero = Vector::constant(v.ty, &zero_of(v.ty), v.len());
+            Cow::Owned(arith(ArithOp::Sub, &zero, &v, e.ty)?)
+        }
+        ExprKind::Not(x) => {
+            let v = eval(x, len, inp)?;
+            let mut out = v.into_owned();
+            if let Data::Bool(b) = &mut out.data {
+                b.iter_mut().for_each(|x| *x = !*x);
+            }
+            Cow::Owned(out)
+        }
+        ExprKind::Arith(op, a, b) => {
+            let (a, b) = (eval(a, len, inp)?, eval(b, len, inp)?);
+            Cow::Owned(arith(*op, &a, &b, e.ty)?)
+        }
+        ExprKind::Cmp(op, a, b) => {
+            let (a, b) = (eval(a, len, inp)?, eval(b, len, inp)?);
+            Cow::Owned(compare(*op, &a, &b))
+        }
+        ExprKind::And(xs) | ExprKind::Or(xs) => {
+            let is_and = matches!(e.kind, ExprKind::And(_));
+            let mut acc_val = vec![is_and; len];
+            let mut acc_null = vec![false; len];
+            for x in xs {
+                let v = eval(x, len, inp)?;
+                let Data::Bool(b) = &v.data else {
+                    return Err(EngineError::Internal("AND/OR of a non-boolean".into()));
+                };
+                for i in 0..len {
+                    let (xv, xn) = (b[i], v.is_null(i));
+                    if is_and {
+                        // FALSE dominates, then NULL.
+                        if !xn && !xv {
+                            acc_val[i] = false;
+                            acc_null[i] = false;
+                        } else if xn && acc_val[i] {
+                            acc_null[i] = true;
+                        }
+                    } else if !xn && xv {
+                        acc_val[i] = true;
+                        acc_null[i] = false;
+                    } else if xn && !acc_val[i] {
+                        acc_null[i] = true;
+                    }
+                }
+            }
+            Cow::Owned(Vector {
+                ty: LType::Bool,
+                data: Data::Bool(acc_val),
+                nulls: acc_null.iter().any(|&x| x).then_some(acc_null),
+            })
+        }
+        ExprKind::IsNull(x, neg) => {
+            let v = eval(x, len, inp)?;
+            Cow::Owned(Vector {
+                ty: LType::Bool,
+                data: Data::Bool((0..v.len()).map(|i| v.is_null(i) != *neg).collect()),
+                nulls: None,
+            })
+        }
+        ExprKind::InList(x, list, neg) => {
+            let v = eval(x, len, inp)?;
+            let has_null = list.iter().any(|l| matches!(l, Value::Null));
+            let mut keys: Vec<u128> = Vec::with_capacity(list.len());
+            let mut lv = Vector::empty(v.ty, list.len());
+            for l in list {
+                lv.push(l);
+            }
+            for i in 0..lv.len() {
+                if let Some(k) = lv.key(i) {
+                    keys.push(k);
+                }
+            }
+            keys.sort_unstable();
+            let mut vals = Vec::with_capacity(v.len());
+            let mut nulls = vec![false; v.len()];
+            for (i, n) in nulls.iter_mut().enumerate() {
+                match v.key(i) {
+                    None => *n = true,
+                    Some(k) => {
+                        let found = keys.binary_search(&k).is_ok();
+                        if !found && has_null {
+                            *n = true;
+                        }
+                        vals.push(found != *neg);
+                        continue;
+                    }
+                }
+                vals.push(false);
+            }
+            Cow::Owned(Vector {
+                ty: LType::Bool,
+                data: Data::Bool(vals),
+                nulls: nulls.iter().any(|&x| x).then_some(nulls),
+            })
+        }
+        ExprKind::Cast(x) => {
+            let v = eval(x, len, inp)?;
+            if v.ty == e.ty {
+                v
+            } else {
+                Cow::Owned(cast(&v, e.ty)?)
+            }
+        }
+        ExprKind::Extract(part, x) => {
+            let v = eval(x, len, inp)?;
+            let ints = map_i64(&v, LType::Int64, |t| extract(*part, v.ty, t))?;
+            if e.ty == LType::Double {
+                Cow::Owned(cast(&ints, LType::Double)?)
+            } else {
+                Cow::Owned(ints)
+            }
+        }
+        ExprKind::DateTrunc(part, x) => {
+            let v = eval(x, len, inp)?;
+            let ty = e.ty;
+            Cow::Owned(map_i64(&v, ty, |t| date_trunc(*part, v.ty, t))?)
+        }
+        ExprKind::Case(whens, els) => {
+            let mut out = match els {
+                Some(x) => eval(x, len, inp)?.into_owned(),
+                None => Vector::nulls(e.ty, len),
+            };
+            let mut decided = vec![false; len];
+            let mut results: Vec<(Vector, Vector)> = Vec::with_capacity(whens.len());
+            for (c, v) in whens {
+                results.push((
+                    eval(c, len, inp)?.into_owned(),
+                    eval(v, len, inp)?.into_owned(),
+                ));
+            }
+            let mut rows = Vec::with_capacity(len);
+            for i in 0..len {
+                let mut pick = None;
+                for (j, (c, _)) in results.iter().enumerate() {
+                    if !decided[i] && !c.is_null(i) && matches!(&c.data, Data::Bool(b) if b[i]) {
+                        pick = Some(j);
+                        decided[i] = true;
+                    }
+                }
+                rows.push(pick);
+            }
+            if rows.iter().any(Option::is_some) {
+                let mut merged = Vector::empty(e.ty, len);
+                for (i, p) in rows.iter().enumerate() {
+                    match p {
+                        Some(j) => merged.push(&results[*j].1.get(i)),
+                        None => merged.push(&out.get(i)),
+                    }
+                }
+                out = merged;
+            }
+            Cow::Owned(out)
+        }
+        ExprKind::Like(x, pat, neg) => {
+            let v = eval(x, len, inp)?;
+            let Data::Str(s) = &v.data else {
+                return Err(EngineError::Internal("LIKE on a non-string".into()));
+            };
+            Cow::Owned(Vector {
+                ty: LType::Bool,
+                data: Data::Bool(s.iter().map(|s| pat.matches(s) != *neg).collect()),
+                nulls: v.nulls.clone(),
+            })
+        }
+        ExprKind::StrLen(x) => {
+            let v = eval(x, len, inp)?;
+            let Data::Str(s) = &v.data else {
+                return Err(EngineError::Internal("STRLEN on a non-string".into()));
+            };
+            Cow::Owned(Vector {
+                ty: LType::Int64,
+                data: Data::I64(s.iter().map(|s| s.len() as i64).collect()),
+                nulls: v.nulls.clone(),
+            })
+        }
+        ExprKind::Str(func, args) => {
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(eval(a, len, inp)?);
+            }
+            let refs: Vec<&Vector> = vals.iter().map(|v| &**v).collect();
+            Cow::Owned(crate::expr::strfn::eval_strfn(func, &refs, len)?)
+        }
+        ExprKind::Func(func, args) => {
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(eval(a, len, inp)?);
+            }
+            let refs: Vec<&Vector> = vals.iter().map(|v| &**v).collect();
+            Cow::Owned(crate::expr::scalar::eval_func(func, &refs, e.ty, len)?)
+        }
+    })
+}
+
+fn zero_of(ty: LType) -> Value {
+    match ty.phys() {
+        Phys::F64 => Value::Float(0.0),
+        Phys::U64 => Value::UInt(0),
+        Phys::I128 => Value::Huge(0),
+        _ => Value::Int(0),
+    }
+}
+
+fn map_i64(v: &Vector, ty: LType, f: impl Fn(i64) -> i64) -> Result<Vector> {
+    let Data::I64(d) = &v.data else {
+        return Err(EngineError::Internal("date function on a non-date".into()));
+    };
+    Ok(Vector {
+        ty,
+        data: Data::I64(d.iter().map(|&x| f(x)).collect()),
+        nulls: v.nulls.clone(),
+    })
+}
+
+fn extract(part: DatePart, ty: LType, t: i64) -> i64 {
+    let secs = if ty == LType::Date { t * 86400 } else { t };
+    let days = secs.div_euclid(86400);
+    let rem = secs.rem_euclid(86400);
+    let (y, m, d) = crate::value::civil_from_days(days);
+    match part {
+        DatePart::Year => y,
+        DatePart::Month => i64::from(m),
+        DatePart::Day => i64::from(d),
+        DatePart::Hour => rem / 3600,
+        DatePart::Minute => rem / 60 % 60,
+        DatePart::Second => rem % 60,
+        DatePart::Dow => (days + 4).rem_euclid(7),
+        DatePart::Doy => days - crate::value::days_from_civil(y, 1, 1) + 1,
+        DatePart::Epoch => secs,
+        DatePart::Quarter => (i64::from(m) - 1) / 3 + 1,
+        DatePart::Week => crate::expr::scalar::iso_week(days).1,
+        DatePart::IsoYear => crate::expr::scalar::iso_week(days).0,
+        DatePart::IsoDow => (days + 3).rem_euclid(7) + 1,
+    }
+}
+
+fn date_trunc(part: DatePart, ty: LType, t: i64) -> i64 {
+    let secs = if ty == LType::Date { t * 86400 } else { t };
+    let days = secs.div_euclid(86400);
+    let (y, m, _) = crate::value::civil_from_days(days);
+    let out = match part {
+        DatePart::Year => crate::value::days_from_civil(y, 1, 1) * 86400,
+        DatePart::Month => crate::value::days_from_civil(y, m, 1) * 86400,
+        DatePart::Quarter => crate::value::days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * 86400,
+        DatePart::Week | DatePart::IsoDow | DatePart::IsoYear => {
+            (days - (days + 3).rem_euclid(7)) * 86400
+        }
+        DatePart::Day | DatePart::Dow | DatePart::Doy => days * 86400,
+        DatePart::Hour => secs - secs.rem_euclid(3600),
+        DatePart::Minute => secs - secs.rem_euclid(60),
+        DatePart::Second | DatePart::Epoch => secs,
+    };
+    if ty == LType::Date {
+        out.div_euclid(86400)
+    } else {
+        out
+    }
+}
+
+fn merged_nulls(a: &Vector, b: &Vector) -> Option<Vec<bool>> {
+    match (&a.nulls, &b.nulls) {
+        (None, None) => None,
+        (Some(x), None) => Some(x.clone()),
+        (None, Some(y)) => Some(y.clone()),
+        (Some(x), Some(y)) => Some(x.iter().zip(y).map(|(a, b)| *a || *b).collect()),
+    }
+}
+
+/// Arithmetic over two vectors of the result's physical type (for `/`, of
+/// DOUBLE). Overflow and division by zero follow DuckDB: an error for
+/// integers; IEEE results for doubles.
+pub fn arith(op: ArithOp, a: &Vector, b: &Vector, ty: LType) -> Result<Vector> {
+    let nulls = merged_nulls(a, b);
+    let is_null = |i: usize| nulls.as_ref().is_some_and(|n| n[i]);
+    let n = a.len();
+    let overflow = |x: &dyn std::fmt::Display, y: &dyn std::fmt::Display| {
+        EngineError::Runtime(match ty {
+            LType::Decimal(p, _) => format!(
+                "Overflow in {} of DECIMAL({p}) ({x} {} {y}). You might want to add an \
+                 explicit cast to a bigger decimal.",
+                op.verb(),
+                op.symbol()
+            ),
+            _ => format!(
+                "Overflow in {} of {} ({x} {} {y})!",
+                op.verb(),
+                ty.int_name(),
+                op.symbol()
+            ),
+        })
+    };
+    // A DECIMAL(p, _) result holds at most p digits.
+    let digits = match ty {
+        LType::Decimal(p, _) => Some(10u128.pow(u32::from(p))),
+        _ => None,
+    };
+    let fits_digits = |r: i128| digits.is_none_or(|d| r.unsigned_abs() < d);
+    let div0 = || EngineError::Runtime(format!("Division by zero in expression ({})", op.symbol()));
+    // Checked integer arithmetic over `x` and `y`; results rejected by
+    // `fits` are overflows.
+    macro_rules! int_arith {
+        ($x:expr, $y:expr, $fits:expr) => {{
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                if is_null(i) {
+                    out.push(0);
+                    continue;
+                }
+                let (p, q) = ($x[i], $y[i]);
+                let r = match op {
+                    ArithOp::Add => p.checked_add(q),
+                    ArithOp::Sub => p.checked_sub(q),
+                    ArithOp::Mul => p.checked_mul(q),
+                    _ if q == 0 => return Err(div0()),
+                    ArithOp::IntDiv | ArithOp::Div => p.checked_div(q),
+                    ArithOp::Mod => Some(p.wrapping_rem(q)),
+                };
+                match r {
+                    Some(r) if $fits(r) => out.push(r),
+                    _ => return Err(overflow(&p, &q)),
+                }
+            }
+            out
+        }};
+    }
+    let data = match (&a.data, &b.data) {
+        (Data::F64(x), Data::F64(y)) => Data::F64(
+            x.iter()
+                .zip(y)
+                .map(|(&x, &y)| match op {
+                    ArithOp::Add => x + y,
+                    ArithOp::Sub => x - y,
+                    ArithOp::Mul => x * y,
+                    ArithOp::Div => x / y,
+                    ArithOp::IntDiv => (x / y).floor(),
+                    ArithOp::Mod => x % y,
+                })
+                .collect(),
+        ),
+        (Data::I64(x), Data::I64(y)) => {
+            // Narrow integer types must stay within their own range.
+            let fits = |r: i64| {
+                ty.int_range()
+                    .is_none_or(|(lo, hi)| (lo..=hi).contains(&i128::from(r)))
+                    && fits_digits(i128::from(r))
+            };
+            Data::I64(int_arith!(x, y, fits))
+        }
+        (Data::U64(x), Data::U64(y)) => Data::U64(int_arith!(x, y, |_| true)),
+        (Data::I128(x), Data::I128(y)) => Data::I128(int_arith!(x, y, fits_digits)),
+        _ => {
+            return Err(EngineError::Internal(format!(
+                "arithmetic on {} and {}",
+                a.ty, b.ty
+            )))
+        }
+    };
+    Ok(Vector { ty, data, nulls })
+}
+
+/// Compares two vectors of the same physical type.
+pub fn compare(op: CmpOp, a: &Vector, b: &Vector) -> Vector {
+    let nulls = merged_nulls(a, b);
+    let n = a.len();
+    let vals: Vec<bool> = match (&a.data, &b.data) {
+        (Data::Bool(x), Data::Bool(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
+        (Data::I64(x), Data::I64(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
+        (Data::U64(x), Data::U64(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
+        (Data::I128(x), Data::I128(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
+        (Data::F64(x), Data::F64(y)) => (0..n).map(|i| op.test(x[i].total_cmp(&y[i]))).collect(),
+        (Data::Str(x), Data::Str(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
+        _ => (0..n).map(|_| false).collect(),
+    };
+    Vector {
+        ty: LType::Bool,
+        data: Data::Bool(vals),
+        nulls,
+    }
+}
+
+/// Casts a vector to type `to`.
+pub fn cast(v: &Vector, to: LType) -> Result<Vector> {
+    let mut out = Vector::empty(to, v.len());
+    for i in 0..v.len() {
+        out.push(&cast_value(&v.get(i), v.ty, to)?);
+    }
+    Ok(out)
+}
+
+fn scale_of(ty: LType) -> u32 {
+    match ty {
+        LType::Decimal(_, s) => u32::from(s),
+        _ => 0,
+    }
+}
+
+/// Casts one value from type `from` to type `to`.
+pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
+    if matches!(v, Value::Null) {
+        return Ok(Value::Null);
+    }
+    let range_err = |x: &dyn std::fmt::Display| {
+        EngineError::Runtime(format!("Conversion Error: {x} is out of range for {to}"))
+    };
+    // Strings first: parse or format.
+    if let Value::Str(s) = v {
+        let s = String::from_utf8_lossy(s);
+        let t = s.trim();
+        let perr =
+            || EngineError::Runtime(format!("Conversion Error: could not convert {s:?} to {to}"));
+        return match to {
+            LType::Varchar => Ok(v.clone()),
+            LType::Date => Ok(Value::Int(parse_date(t)?)),
+            LType::Timestamp => Ok(Value::Int(parse_timestamp(t)?)),
+            LType::Bool => match t.to_ascii_lowercase().as_str() {
+                "true" | "t" | "1" => Ok(Value::Bool(true)),
+                "false" | "f" | "0" => Ok(Value::Bool(false)),
+                _ => Err(perr()),
+            },
+            LType::Float | LType::Double => t.parse::<f64>().map(Value::Float).map_err(|_| perr()),
+            _ if to.is_integer() => {
+                let x: i128 = t.parse().map_err(|_| perr())?;
+                cast_value(&Value::Huge(x), LType::HugeInt, to)
+            }
+            LType::Decimal(p, sc) => {
+                let scaled = parse_decimal(t, u32::from(sc)).ok_or_else(perr)?;
+                if scaled.unsigned_abs() >= 10u128.pow(u32::from(p)) {
+                    return Err(range_err(&t));
+                }
+                Ok(if p <= 18 {
+                    Value::Int(scaled as i64)
+                } else {
+                    Value::Huge(scaled)
+                })
+            }
+            _ => Err(perr()),
+        };
+    }
+    if to == LType::Varchar {
+        return Ok(Value::Str(
+            match (from, v) {
+                (LType::Date, Value::Int(d)) => format_date(*d),
+                (LType::Timestamp, Value::Int(s)) => format_timestamp(*s),
+                (LType::Decimal(_, s), Value::Int(x)) => format_decimal(i128::from(*x), s),
+                (LType::Decimal(_, s), Value::Huge(x)) => format_decimal(*x, s),
+                _ => crate::value::format_value(from, v),
+            }
+            .into_bytes(),
+        ));
+    }
+    // Dates and timestamps.
+    match (from, to) {
+        (LType::Date, LType::Date) | (LType::Timestamp, LType::Timestamp) => return Ok(v.clone()),
+        (LType::Date, LType::Timestamp) => {
+            if let Value::Int(d) = v {
+                return d
+                    .checked_mul(86400)
+                    .map(Value::Int)
+                    .ok_or_else(|| range_err(d));
+            }
+        }
+        (LType::Timestamp, LType::Date) => {
+            if let Value::Int(s) = v {
+                return Ok(Value::Int(s.div_euclid(86400)));
+            }
+        }
+        (LType::Date | LType::Timestamp, _) | (_, LType::Date | LType::Timestamp) => {
+            return Err(EngineError::Invalid(format!("cannot cast {from} to {to}")))
+        }
+        _ => {}
+    }
+    // Numbers: go through an exact i128 (scaled) or f64.
+    let as_f64 = match v {
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Int(x) => *x as f64 / 10f64.powi(scale_of(from) as i32),
+        Value::UInt(x) => *x as f64,
+        Value::Huge(x) => *x as f64 / 10f64.powi(scale_of(from) as i32),
+        Value::Float(f) => *f,
+        _ => 0.0,
+    };
+    let exact: Option<i128> = match v {
+        Value::Bool(b) => Some(i128::from(*b)),
+        Value::Int(x) => Some(i128::from(*x)),
+        Value::UInt(x) => Some(i128::from(*x)),
+        Value::Huge(x) => Some(*x),
+        _ => None,
+    };
+    match to {
+        LType::Bool => Ok(Value::Bool(as_f64 != 0.0)),
+        LType::Float => Ok(Value::Float(f64::from(as_f64 as f32))),
+        LType::Double => Ok(Value::Float(as_f64)),
+        LType::Decimal(p, s) => {
+            let scaled: i128 = match (exact, from) {
+                (Some(x), LType::Decimal(_, fs)) => rescale(x, u32::from(fs), u32::from(s)),
+                (Some(x), _) => x
+                    .checked_mul(10i128.pow(u32::from(s)))
+                    .ok_or_else(|| range_err(&x))?,
+                (None, _) => (as_f64 * 10f64.powi(i32::from(s))).round() as i128,
+            };
+            if scaled.unsigned_abs() >= 10u128.pow(u32::from(p)) {
+                return Err(range_err(&as_f64));
+            }
+            Ok(if p <= 18 {
+                Value::Int(scaled as i64)
+            } else {
+                Value::Huge(scaled)
+            })
+        }
+        _ => {
+            let (lo, hi) = to
+                .int_range()
+                .ok_or_else(|| EngineError::Invalid(format!("cannot cast {from} to {to}")))?;
+            let x: i128 = match (exact, from) {
+                (Some(x), LType::Decimal(_, fs)) => rescale(x, u32::from(fs), 0),
+                (Some(x), _) => x,
+                (None, _) => {
+                    if !as_f64.is_finite() || as_f64.abs() > 1.7e38 {
+                        return Err(range_err(&as_f64));
+                    }
+                    as_f64.round() as i128
+                }
+            };
+            if x < lo || x > hi {
+                return Err(range_err(&x));
+            }
+            Ok(match to.phys() {
+                Phys::U64 => Value::UInt(x as u64),
+                Phys::I128 => Value::Huge(x),
+                _ => Value::Int(x as i64),
+            })
+        }
+    }
+}
+
+/// Parses a decimal number (`-12.5`, `.5`, `1e3`, `1.5E-2`) exactly as a
+/// scaled integer with `scale` decimal places, rounding half away from
+/// zero; `None` if it is not a number or does not fit in 38 digits.
+pub fn parse_decimal(text: &str, scale: u32) -> Option<i128> {
+    let (neg, body) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mantissa, exp) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], body[i + 1..].parse::<i32>().ok()?),
+        None => (body, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits_only = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !digits_only(int) || !digits_only(frac) || int.len() + frac.len() == 0 {
+        return None;
+    }
+    // All digits as one integer with `frac.len() - exp` decimal places.
+    let digits = format!("{int}{frac}");
+    let digits = digits.trim_start_matches('0');
+    if digits.len() > 38 {
+        return None;
+    }
+    let mut x: i128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().ok()?
+    };
+    let places = frac.len() as i64 - i64::from(exp);
+    let target = i64::from(scale);
+    if places <= target {
+        let up = u32::try_from(target - places).ok()?;
+        x = x.checked_mul(10i128.checked_pow(up)?)?;
+    } else {
+        let down = u32::try_from(places - target).ok()?;
+        x = match 10i128.checked_pow(down) {
+            Some(d) => {
+                let (q, r) = (x / d, x % d);
+                q + i128::from(r * 2 >= d)
+            }
+            None => 0,
+        };
+    }
+    Some(if neg { -x } else { x })
+}
+
+/// Rescales a decimal, rounding half away from zero.
+fn rescale(x: i128, from: u32, to: u32) -> i128 {
+    if to >= from {
+        x.saturating_mul(10i128.pow(to - from))
+    } else {
+        let d = 10i128.pow(from - to);
+        let q = x / d;
+        let r = x % d;
+        if r.abs() * 2 >= d {
+            q + x.signum()
+        } else {
+            q
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_strings_parse_exactly() {
+        let p = |t: &str, s: u32| parse_decimal(t, s);
+        assert_eq!(p("0.07", 2), Some(7));
+        assert_eq!(p("1.005", 2), Some(101));
+        assert_eq!(p("-1.005", 2), Some(-101));
+        assert_eq!(p("-.5", 1), Some(-5));
+        assert_eq!(p("1.5e1", 1), Some(150));
+        assert_eq!(p("15E-1", 1), Some(15));
+        assert_eq!(
+            p("12345678901234567890.125", 2),
+            Some(1234567890123456789013)
+        );
+        assert_eq!(
+            p("0.0000000000000000000000000000000000000000001", 2),
+            Some(0)
+        );
+        assert_eq!(p("", 2), None);
+        assert_eq!(p(".", 2), None);
+        assert_eq!(p("1.2.3", 2), None);
+        assert_eq!(p("1e", 2), None);
+        assert_eq!(p("abc", 2), None);
+    }
+
+    #[test]
+    fn integer_semantics() {
+        let a = Vector {
+            ty: LType::Int32,
+            data: Data::I64(vec![-7, 7, i32::MAX as i64]),
+            nulls: None,
+        };
+        let b = Vector {
+            ty: LType::Int32,
+            data: Data::I64(vec![3, -3, 1]),
+            nulls: None,
+        };
+        let m = arith(ArithOp::Mod, &a, &b, LType::Int32);
+        assert!(m.is_ok());
+        let m = m.ok().map(|v| v.data);
+        assert_eq!(m, Some(Data::I64(vec![-1, 1, 0])));
+        assert!(arith(ArithOp::Add, &a, &b, LType::Int32).is_err());
+        assert_eq!(
+            cast_value(&Value::Float(-2.5), LType::Double, LType::Int32).ok(),
+            Some(Value::Int(-3))
+        );
+    }
+}

@@ -1,0 +1,517 @@
+//! Scalar string functions, evaluated element by element (over a column's
+//! distinct values when they are the only input, so once per distinct
+//! string). Invalid UTF-8 never fails: it is handled byte-wise.
+
+use rayon::prelude::*;
+
+use crate::error::{invalid, EngineError, Result};
+use crate::value::{Data, LType, Value, Vector};
+
+/// Strings per parallel task of a regular expression over many strings.
+const REGEX_PART: usize = 1024;
+
+/// A compiled regular expression (compared by its pattern).
+#[derive(Debug, Clone)]
+pub struct Re {
+    /// The pattern as written.
+    pub pattern: String,
+    re: regex::bytes::Regex,
+}
+
+impl PartialEq for Re {
+    fn eq(&self, other: &Re) -> bool {
+        self.pattern == other.pattern
+    }
+}
+
+impl Re {
+    /// Compiles a pattern with RE2 semantics (`.` does not match `\n`).
+    pub fn new(pattern: &str) -> Result<Re> {
+        let re = regex::bytes::Regex::new(pattern)
+            .map_err(|e| EngineError::Invalid(format!("invalid regular expression: {e}")))?;
+        Ok(Re {
+            pattern: pattern.to_string(),
+            re,
+        })
+    }
+}
+
+/// The string functions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StrFn {
+    /// `length`: characters.
+    Length,
+    /// `lower`.
+    Lower,
+    /// `upper`.
+    Upper,
+    /// `substring(s, start[, len])` (characters, 1-based).
+    Substring,
+    /// `concat(...)`: NULL arguments are skipped.
+    Concat,
+    /// `a || b`: NULL if either is.
+    ConcatOp,
+    /// `trim` / `ltrim` / `rtrim` (left, right), of spaces or of the
+    /// characters of a second argument.
+    Trim(bool, bool),
+    /// `starts_with(s, prefix)`.
+    StartsWith,
+    /// `ends_with(s, suffix)`.
+    EndsWith,
+    /// `contains(s, needle)`.
+    Contains,
+    /// `regexp_replace(s, pattern, replacement[, 'g'])` with the
+    /// replacement in the regex crate's syntax; `true` replaces all.
+    RegexpReplace(Box<Re>, Vec<u8>, bool),
+    /// `regexp_matches(s, pattern)`.
+    RegexpMatches(Box<Re>),
+}
+
+impl StrFn {
+    /// The SQL name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StrFn::Length => "length",
+            StrFn::Lower => "lower",
+            StrFn::Upper => "upper",
+            StrFn::Substring => "substring",
+            StrFn::Concat => "concat",
+            StrFn::ConcatOp => "||",
+            StrFn::Trim(true, true) => "trim",
+            StrFn::Trim(true, false) => "ltrim",
+            StrFn::Trim(..) => "rtrim",
+            StrFn::StartsWith => "starts_with",
+            StrFn::EndsWith => "ends_with",
+            StrFn::Contains => "contains",
+            StrFn::RegexpReplace(..) => "regexp_replace",
+            StrFn::RegexpMatches(_) => "regexp_matches",
+        }
+    }
+}
+
+/// `hay` with the first match of `re` replaced by `rep` (as
+/// [`translate_replacement`] writes it), like `Regex::replace` but reusing
+/// the capture locations `locs` instead of allocating captures per string.
+fn replace_first(
+    re: &regex::bytes::Regex,
+    locs: &mut regex::bytes::CaptureLocations,
+    hay: &[u8],
+    rep: &[u8],
+) -> Vec<u8> {
+    let Some(m) = re.captures_read(locs, hay) else {
+        return hay.to_vec();
+    };
+    let mut out = Vec::with_capacity(hay.len());
+    out.extend_from_slice(&hay[..m.start()]);
+    let mut i = 0;
+    while i < rep.len() {
+        if rep[i] == b'$' {
+            match rep.get(i + 1) {
+                Some(b'$') => {
+                    out.push(b'$');
+                    i += 2;
+                    continue;
+                }
+                Some(b'{') => {
+                    let name = &rep[i + 2..];
+                    if let Some(end) = name.iter().position(|&c| c == b'}') {
+                        let group = std::str::from_utf8(&name[..end])
+                            .ok()
+                            .and_then(|t| t.parse::<usize>().ok());
+                        if let Some(g) = group {
+                            if let Some((a, b)) = locs.get(g) {
+                                out.extend_from_slice(&hay[a..b]);
+                            }
+                            i += 3 + end;
+                            continue;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.push(rep[i]);
+        i += 1;
+    }
+    out.extend_from_slice(&hay[m.end()..]);
+    out
+}
+
+/// Translates a DuckDB (RE2) replacement string to the regex crate's:
+/// `\1` becomes `${1}`, `\\` a backslash, `$` a literal dollar.
+pub fn translate_replacement(r: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(r.len() + 4);
+    let mut i = 0;
+    while i < r.len() {
+        match r[i] {
+            b'\\' if i + 1 < r.len() && r[i + 1].is_ascii_digit() => {
+                out.extend_from_slice(format!("${{{}}}", r[i + 1] - b'0').as_bytes());
+                i += 2;
+            }
+            b'\\' if i + 1 < r.len() && r[i + 1] == b'\\' => {
+                out.push(b'\\');
+                i += 2;
+            }
+            b'$' => {
+                out.extend_from_slice(b"$$");
+                i += 1;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The result type of `f` (arguments already checked by the binder).
+pub fn result_type(f: &StrFn) -> LType {
+    match f {
+        StrFn::Length => LType::Int64,
+        StrFn::StartsWith | StrFn::EndsWith | StrFn::Contains | StrFn::RegexpMatches(_) => {
+            LType::Bool
+        }
+        _ => LType::Varchar,
+    }
+}
+
+/// Checks the argument count of `f`.
+pub fn check_arity(f: &StrFn, n: usize) -> Result<()> {
+    let ok = match f {
+        StrFn::Length | StrFn::Lower | StrFn::Upper | StrFn::RegexpMatches(_) => n == 1,
+        StrFn::RegexpReplace(..) => n == 1,
+        StrFn::Substring => n == 2 || n == 3,
+        StrFn::Concat => n >= 1,
+        StrFn::ConcatOp => n >= 2,
+        StrFn::StartsWith | StrFn::EndsWith | StrFn::Contains => n == 2,
+        StrFn::Trim(..) => n == 1 || n == 2,
+    };
+    if ok {
+        Ok(())
+    } else {
+        invalid(format!("wrong number of arguments to {}()", f.name()))
+    }
+}
+
+fn map_chars(s: &[u8], upper: bool) -> Vec<u8> {
+    if s.is_ascii() {
+        return if upper {
+            s.to_ascii_uppercase()
+        } else {
+            s.to_ascii_lowercase()
+        };
+    }
+    let Ok(t) = std::str::from_utf8(s) else {
+        return if upper {
+            s.to_ascii_uppercase()
+        } else {
+            s.to_ascii_lowercase()
+        };
+    };
+    // Character by character with Unicode's simple (one-to-one) case
+    // mapping, as DuckDB (utf8proc). Rust gives the full mapping, which
+    // differs only where it is several characters: there the simple
+    // mapping is one of a few below, or the character itself.
+    fn single(mut it: impl Iterator<Item = char>, c: char) -> char {
+        match (it.next(), it.next()) {
+            (Some(m), None) => m,
+            _ => c,
+        }
+    }
+    fn simple_upper(c: char) -> char {
+        let cp = c as u32;
+        let mapped = match cp {
+            0xDF => 0x1E9E,
+            // Greek with ypogegrammeni: to the prosgegrammeni capital.
+            0x1F80..=0x1F87 | 0x1F90..=0x1F97 | 0x1FA0..=0x1FA7 => cp + 8,
+            0x1FB3 | 0x1FC3 | 0x1FF3 => cp + 9,
+            _ => return single(c.to_uppercase(), c),
+        };
+        char::from_u32(mapped).unwrap_or(c)
+    }
+    fn simple_lower(c: char) -> char {
+        match c {
+            '\u{130}' => 'i',
+            _ => single(c.to_lowercase(), c),
+        }
+    }
+    let mut out = String::with_capacity(t.len());
+    for c in t.chars() {
+        out.push(match c {
+            _ if c.is_ascii() && upper => c.to_ascii_uppercase(),
+            _ if c.is_ascii() => c.to_ascii_lowercase(),
+            _ if upper => simple_upper(c),
+            _ => simple_lower(c),
+        });
+    }
+    out.into_bytes()
+}
+
+/// The number of characters of `s` (UTF-8; stray bytes count as one): its
+/// bytes that do not continue a character.
+fn char_count(s: &[u8]) -> usize {
+    s.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+}
+
+/// Start offsets of the characters of `s` (UTF-8; stray bytes count as one).
+fn char_starts(s: &[u8]) -> Vec<usize> {
+    (0..s.len()).filter(|&i| s[i] & 0xC0 != 0x80).collect()
+}
+
+fn substring(s: &[u8], start: i64, len: Option<i64>) -> Vec<u8> {
+    let starts = char_starts(s);
+    let n = starts.len() as i64;
+    let start = if start < 0 { n + start + 1 } else { start };
+    let end = match len {
+        Some(l) => start.saturating_add(l),
+        None => n + 1,
+    };
+    let (lo, hi) = if end < start {
+        (end, start)
+    } else {
+        (start, end)
+    };
+    let (lo, hi) = (lo.max(1), hi.min(n + 1));
+    if lo >= hi {
+        return Vec::new();
+    }
+    let b = starts[(lo - 1) as usize];
+    let e = if hi > n {
+        s.len()
+    } else {
+        starts[(hi - 1) as usize]
+    };
+    s[b..e].to_vec()
+}
+
+fn trim(s: &[u8], chars: Option<&[u8]>, left: bool, right: bool) -> Vec<u8> {
+    let set: Vec<char> = match chars {
+        Some(c) => String::from_utf8_lossy(c).chars().collect(),
+        None => vec![' '],
+    };
+    match std::str::from_utf8(s) {
+        Ok(t) => {
+            let mut t = t;
+            if left {
+                t = t.trim_start_matches(set.as_slice());
+            }
+            if right {
+                t = t.trim_end_matches(set.as_slice());
+            }
+            t.as_bytes().to_vec()
+        }
+        Err(_) => {
+            let ascii: Vec<u8> = set.iter().filter_map(|c| u8::try_from(*c).ok()).collect();
+            let mut a = 0;
+            let mut b = s.len();
+            if left {
+                while a < b && ascii.contains(&s[a]) {
+                    a += 1;
+                }
+            }
+            if right {
+                while b > a && ascii.contains(&s[b - 1]) {
+                    b -= 1;
+                }
+            }
+            s[a..b].to_vec()
+        }
+    }
+}
+
+fn as_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(x) => Some(*x),
+        Value::UInt(x) => i64::try_from(*x).ok(),
+        Value::Huge(x) => i64::try_from(*x).ok(),
+        _ => None,
+    }
+}
+
+/// Evaluates `f` over argument vectors of `len` rows.
+pub fn eval_strfn(f: &StrFn, args: &[&Vector], len: usize) -> Result<Vector> {
+    let ty = result_type(f);
+    // Fast paths over one string vector.
+    if let [a] = args {
+        if let Data::Str(s) = &a.data {
+            let data = match f {
+                StrFn::Length => Some(Data::I64(s.iter().map(|x| char_count(x) as i64).collect())),
+                StrFn::Lower | StrFn::Upper => Some(Data::Str(
+                    s.iter().map(|x| map_chars(x, *f == StrFn::Upper)).collect(),
+                )),
+                // Regular expressions cost about a microsecond per string:
+                // a block's values are split over the threads, so that the
+                // last blocks of a query do not leave cores idle.
+                StrFn::RegexpMatches(re) => Some(Data::Bool(
+                    s.par_iter()
+                        .with_min_len(REGEX_PART)
+                        .map(|x| re.re.is_match(x))
+                        .collect(),
+                )),
+                StrFn::RegexpReplace(re, rep, true) => Some(Data::Str(
+                    s.par_iter()
+                        .with_min_len(REGEX_PART)
+                        .map(|x| re.re.replace_all(x, rep.as_slice()).into_owned())
+                        .collect(),
+                )),
+                StrFn::RegexpReplace(re, rep, false) => Some(Data::Str(
+                    s.par_iter()
+                        .with_min_len(REGEX_PART)
+                        .map_init(
+                            || re.re.capture_locations(),
+                            |locs, x| replace_first(&re.re, locs, x, rep),
+                        )
+                        .collect(),
+                )),
+                _ => None,
+            };
+            if let Some(data) = data {
+                return Ok(Vector {
+                    ty,
+                    data,
+                    nulls: a.nulls.clone(),
+                });
+            }
+        }
+    }
+    let mut out = Vector::empty(ty, len);
+    for i in 0..len {
+        let vals: Vec<Value> = args.iter().map(|a| a.get(i)).collect();
+        let s = |k: usize| -> Option<&[u8]> {
+            match vals.get(k) {
+                Some(Value::Str(s)) => Some(s.as_slice()),
+                _ => None,
+            }
+        };
+        let v = match f {
+            StrFn::Concat => {
+                let mut o = Vec::new();
+                for v in &vals {
+                    if let Value::Str(x) = v {
+                        o.extend_from_slice(x);
+                    }
+                }
+                Value::Str(o)
+            }
+            _ if vals.iter().any(|v| matches!(v, Value::Null)) => Value::Null,
+            // `a || b || ...`: NULL when any operand is (checked above).
+            StrFn::ConcatOp => {
+                let mut o = Vec::new();
+                for k in 0..vals.len() {
+                    o.extend_from_slice(s(k).unwrap_or_default());
+                }
+                Value::Str(o)
+            }
+            StrFn::Substring => match s(0) {
+                Some(x) => {
+                    let start = vals.get(1).and_then(as_int).unwrap_or(1);
+                    let l = vals.get(2).and_then(as_int);
+                    Value::Str(substring(x, start, l))
+                }
+                None => Value::Null,
+            },
+            StrFn::Trim(l, r) => match s(0) {
+                Some(x) => Value::Str(trim(x, s(1), *l, *r)),
+                None => Value::Null,
+            },
+            StrFn::StartsWith | StrFn::EndsWith | StrFn::Contains => match (s(0), s(1)) {
+                (Some(a), Some(b)) => Value::Bool(match f {
+                    StrFn::StartsWith => a.starts_with(b),
+                    StrFn::EndsWith => a.ends_with(b),
+                    _ => b.is_empty() || a.windows(b.len()).any(|w| w == b),
+                }),
+                _ => Value::Null,
+            },
+            _ => {
+                return Err(EngineError::Internal(format!(
+                    "{}() on non-string input",
+                    f.name()
+                )));
+            }
+        };
+        out.push(&v);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers() {
+        assert_eq!(translate_replacement(br"\1"), b"${1}".to_vec());
+        assert_eq!(translate_replacement(b"a$b"), b"a$$b".to_vec());
+        assert_eq!(substring(b"hello", 0, Some(2)), b"h".to_vec());
+        assert_eq!(substring(b"hello", 2, Some(3)), b"ell".to_vec());
+        assert_eq!(substring(b"hello", -3, None), b"llo".to_vec());
+        assert_eq!(
+            substring("ёлка".as_bytes(), 2, Some(2)),
+            "лк".as_bytes().to_vec()
+        );
+        assert_eq!(substring(b"a\xffb", 2, Some(1)), b"\xff".to_vec());
+        assert_eq!(
+            map_chars("Straße".as_bytes(), true),
+            "STRAẞE".as_bytes().to_vec()
+        );
+        assert_eq!(map_chars(b"A\xffB", false), b"a\xffb".to_vec());
+        // DuckDB's answers (upper/lower of each string).
+        assert_eq!(
+            map_chars("Ёлка ǅ İstanbul ŉ ᾳ ᾀ ﬀ ǰ".as_bytes(), true),
+            "ЁЛКА Ǆ İSTANBUL ŉ ᾼ ᾈ ﬀ ǰ".as_bytes().to_vec()
+        );
+        assert_eq!(
+            map_chars("ЁЛКА ǅ İSTANBUL ẞ ᾼ ᾈ".as_bytes(), false),
+            "ёлка ǆ istanbul ß ᾳ ᾀ".as_bytes().to_vec()
+        );
+        assert_eq!(trim(b"  x  ", None, true, false), b"x  ".to_vec());
+        assert_eq!(char_starts("ёx".as_bytes()).len(), 2);
+        for s in ["", "ёx", "日本語 text", "\u{1F600}!"] {
+            assert_eq!(
+                char_count(s.as_bytes()),
+                char_starts(s.as_bytes()).len(),
+                "{s}"
+            );
+        }
+        assert_eq!(char_count(b"a\xff\x80b"), 3);
+        assert_eq!(char_starts(b"a\xff\x80b").len(), 3);
+    }
+
+    #[test]
+    fn replace_first_agrees_with_the_regex_crate() {
+        let pats = [
+            r"^https?://(?:www\.)?([^/]+)/.*$",
+            r"(a)|(b)",
+            r"x*",
+            r"(\d+)-(\d+)?",
+            r"$",
+        ];
+        let reps: [&[u8]; 6] = [br"\1", br"<\2|\1>", b"$", br"\\", b"", br"\9"];
+        let hays: [&[u8]; 8] = [
+            b"https://www.example.com/path?q",
+            b"http://a.b/",
+            b"no match here",
+            b"",
+            b"ab ba",
+            b"12-34 5-",
+            b"\xff\xfe/\xc3",
+            "\u{e9}t\u{e9}/x".as_bytes(),
+        ];
+        for p in pats {
+            let re = regex::bytes::Regex::new(p).unwrap();
+            let mut locs = re.capture_locations();
+            for r in reps {
+                let rep = translate_replacement(r);
+                for h in hays {
+                    let want = re.replace(h, rep.as_slice()).into_owned();
+                    assert_eq!(
+                        replace_first(&re, &mut locs, h, &rep),
+                        want,
+                        "{p} {r:?} {h:?}"
+                    );
+                }
+            }
+        }
+    }
+}

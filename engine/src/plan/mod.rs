@@ -1,0 +1,281 @@
+//! The logical plan: a tree of relational operators the binder builds from
+//! one parse of the SQL text, the rewrite rules transform, and the executor
+//! runs.
+//!
+//! Every node produces rows with the columns [`LogicalPlan::columns`] names.
+//! Expressions ([`TExpr`]) in a node refer to its input's columns by
+//! position (`Col(i)`); the one exception is the fused [`TableQuery`] leaf,
+//! whose expressions after aggregation refer to its own group slots
+//! (`Ref(i)`), as the sorted-vector engine evaluates them.
+//!
+//! ```text
+//! Limit ── Project ── Sort ── Filter (HAVING) ── Aggregate ── Filter (WHERE) ── TableQuery
+//! ```
+//! is the shape a plain `SELECT` binds to; the rules then fold as much of it
+//! as they can into the [`TableQuery`], which the format answers directly.
+
+pub mod display;
+pub mod stats;
+pub mod table_query;
+
+use crate::agg::func::AggCall;
+use crate::expr::TExpr;
+use crate::value::LType;
+
+pub use table_query::{Strategies, TableQuery};
+
+/// One output column of a plan node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// The relation alias it may be qualified with (`t` in `t.a`).
+    pub qualifier: Option<String>,
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub ty: LType,
+}
+
+impl Column {
+    /// An unqualified column.
+    pub fn new(name: impl Into<String>, ty: LType) -> Column {
+        Column {
+            qualifier: None,
+            name: name.into(),
+            ty,
+        }
+    }
+}
+
+/// One ORDER BY key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderKey {
+    /// The expression (over the input's columns; over slots inside a
+    /// [`TableQuery`] with aggregation).
+    pub expr: TExpr,
+    /// Descending.
+    pub desc: bool,
+    /// NULLs first (DuckDB's default is NULLS LAST in both directions).
+    pub nulls_first: bool,
+}
+
+/// Set operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOpKind {
+    /// `UNION`
+    Union,
+    /// `INTERSECT`
+    Intersect,
+    /// `EXCEPT`
+    Except,
+}
+
+impl SetOpKind {
+    /// The SQL keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            SetOpKind::Union => "UNION",
+            SetOpKind::Intersect => "INTERSECT",
+            SetOpKind::Except => "EXCEPT",
+        }
+    }
+}
+
+/// A common table expression's body, computed once however often the
+/// query refers to it.
+#[derive(Debug, Clone)]
+pub struct Cte {
+    /// Its number within the query (what [`LogicalPlan::CteRef`] names).
+    pub id: usize,
+    /// Its name as written.
+    pub name: String,
+    /// Its plan.
+    pub plan: LogicalPlan,
+}
+
+/// A bound query: the root plan and the CTEs it refers to.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// The plan producing the result.
+    pub root: LogicalPlan,
+    /// Every CTE of the query (including those of nested `WITH`s), by id.
+    pub ctes: Vec<Cte>,
+}
+
+/// A node of the logical plan.
+#[derive(Debug, Clone)]
+pub enum LogicalPlan {
+    /// What the sorted-vector table engine answers in one pass over a
+    /// stored table: a scan, with whatever filter, aggregation, order,
+    /// limit and projection the rules pushed into it.
+    TableQuery(Box<TableQuery>),
+    /// Rows for which `predicate` is true.
+    Filter {
+        /// The input.
+        input: Box<LogicalPlan>,
+        /// A BOOLEAN expression over the input's columns.
+        predicate: TExpr,
+    },
+    /// One output column per expression.
+    Project {
+        /// The input.
+        input: Box<LogicalPlan>,
+        /// The expressions, over the input's columns.
+        exprs: Vec<TExpr>,
+        /// The output columns (names and types).
+        columns: Vec<Column>,
+    },
+    /// Groups by `keys`; outputs the keys, then the aggregates.
+    Aggregate {
+        /// The input.
+        input: Box<LogicalPlan>,
+        /// Group keys over the input's columns (none: one group).
+        keys: Vec<TExpr>,
+        /// Aggregate calls with arguments over the input's columns.
+        aggs: Vec<AggCall>,
+        /// The output columns: keys, then aggregates.
+        columns: Vec<Column>,
+    },
+    /// The input's distinct rows (`SELECT DISTINCT`), NULLs equal to each
+    /// other.
+    Distinct {
+        /// The input.
+        input: Box<LogicalPlan>,
+    },
+    /// The first row of each group of equal `on` values, in `order`
+    /// (`SELECT DISTINCT ON`); the input's columns.
+    DistinctOn {
+        /// The input.
+        input: Box<LogicalPlan>,
+        /// The columns whose values form a group.
+        on: Vec<TExpr>,
+        /// Which row of a group is first.
+        order: Vec<OrderKey>,
+    },
+    /// Rows in order (ties in any order).
+    Sort {
+        /// The input.
+        input: Box<LogicalPlan>,
+        /// The keys, over the input's columns.
+        keys: Vec<OrderKey>,
+    },
+    /// At most `limit` rows after skipping `offset`.
+    Limit {
+        /// The input.
+        input: Box<LogicalPlan>,
+        /// `None`: no limit.
+        limit: Option<u64>,
+        /// Rows skipped.
+        offset: u64,
+    },
+    /// `UNION`, `INTERSECT` or `EXCEPT`, with or without `ALL`; both inputs
+    /// already have the output's column types.
+    SetOp {
+        /// Which operation.
+        kind: SetOpKind,
+        /// `ALL`: keep duplicates (bag semantics).
+        all: bool,
+        /// The left input.
+        left: Box<LogicalPlan>,
+        /// The right input.
+        right: Box<LogicalPlan>,
+        /// The output columns (the left input's names, unified types).
+        columns: Vec<Column>,
+    },
+    /// Constant rows (`VALUES`, and `SELECT` without `FROM`, which reads
+    /// one row of no columns).
+    Values {
+        /// The rows; each has one constant expression per column.
+        rows: Vec<Vec<TExpr>>,
+        /// The columns.
+        columns: Vec<Column>,
+    },
+    /// The rows of CTE `id`.
+    CteRef {
+        /// The CTE's number in [`Query::ctes`].
+        id: usize,
+        /// Its name.
+        name: String,
+        /// Its columns as this reference names them.
+        columns: Vec<Column>,
+    },
+}
+
+impl LogicalPlan {
+    /// The node's output columns.
+    pub fn columns(&self) -> Vec<Column> {
+        match self {
+            LogicalPlan::TableQuery(t) => t.columns(),
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. }
+            | LogicalPlan::Distinct { input }
+            | LogicalPlan::DistinctOn { input, .. } => input.columns(),
+            LogicalPlan::Project { columns, .. }
+            | LogicalPlan::Aggregate { columns, .. }
+            | LogicalPlan::SetOp { columns, .. }
+            | LogicalPlan::Values { columns, .. }
+            | LogicalPlan::CteRef { columns, .. } => columns.clone(),
+        }
+    }
+
+    /// The output column types.
+    pub fn types(&self) -> Vec<LType> {
+        self.columns().into_iter().map(|c| c.ty).collect()
+    }
+
+    /// The node's inputs.
+    pub fn inputs(&self) -> Vec<&LogicalPlan> {
+        match self {
+            LogicalPlan::TableQuery(_)
+            | LogicalPlan::Values { .. }
+            | LogicalPlan::CteRef { .. } => vec![],
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Project { input, .. }
+            | LogicalPlan::Aggregate { input, .. }
+            | LogicalPlan::Distinct { input }
+            | LogicalPlan::DistinctOn { input, .. }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. } => vec![input],
+            LogicalPlan::SetOp { left, right, .. } => vec![left, right],
+        }
+    }
+
+    /// The node's inputs, mutably.
+    pub fn inputs_mut(&mut self) -> Vec<&mut LogicalPlan> {
+        match self {
+            LogicalPlan::TableQuery(_)
+            | LogicalPlan::Values { .. }
+            | LogicalPlan::CteRef { .. } => vec![],
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Project { input, .. }
+            | LogicalPlan::Aggregate { input, .. }
+            | LogicalPlan::Distinct { input }
+            | LogicalPlan::DistinctOn { input, .. }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. } => vec![input],
+            LogicalPlan::SetOp { left, right, .. } => vec![left, right],
+        }
+    }
+
+    /// The node's kind, as EXPLAIN names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LogicalPlan::TableQuery(_) => "TableQuery",
+            LogicalPlan::Filter { .. } => "Filter",
+            LogicalPlan::Project { .. } => "Project",
+            LogicalPlan::Aggregate { .. } => "Aggregate",
+            LogicalPlan::Distinct { .. } => "Distinct",
+            LogicalPlan::DistinctOn { .. } => "DistinctOn",
+            LogicalPlan::Sort { .. } => "Sort",
+            LogicalPlan::Limit { .. } => "Limit",
+            LogicalPlan::SetOp { .. } => "SetOp",
+            LogicalPlan::Values { .. } => "Values",
+            LogicalPlan::CteRef { .. } => "CteRef",
+        }
+    }
+
+    /// The node in a box (for building parents).
+    pub fn boxed(self) -> Box<LogicalPlan> {
+        Box::new(self)
+    }
+}

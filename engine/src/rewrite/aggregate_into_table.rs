@@ -1,0 +1,80 @@
+//! `aggregate_into_table`: an aggregation directly over a table scan is
+//! answered by the sorted-vector engine: per block, groups from the key
+//! columns' sorted values (no row pass for one key column), merged across
+//! blocks as sorted vectors.
+//!
+//! Sound: the scan's rows are the table's rows (after its WHERE) through
+//! its select list; grouping them by the keys with the select expressions
+//! substituted, and aggregating the substituted arguments, forms the same
+//! groups with the same aggregates. The table query's output becomes its
+//! group slots (keys, then aggregates), as the Aggregate's output was.
+
+use super::{table_input, take_input, Check, Rule, RuleCtx};
+use crate::agg::func::{AggCall, Aggregation};
+use crate::error::{EngineError, Result};
+use crate::expr::{ExprKind, TExpr};
+use crate::plan::LogicalPlan;
+
+/// The rule.
+pub struct AggregateIntoTable;
+
+impl Rule for AggregateIntoTable {
+    fn name(&self) -> &'static str {
+        "aggregate_into_table"
+    }
+
+    fn check(&self, node: &LogicalPlan, _: &RuleCtx) -> Check {
+        if !matches!(node, LogicalPlan::Aggregate { .. }) {
+            return Check::NotApplicable;
+        }
+        match table_input(node) {
+            None => Check::NotApplicable,
+            Some(t) if t.is_row_scan() => Check::Applies,
+            Some(_) => Check::no("the table query already aggregates, orders or limits"),
+        }
+    }
+
+    fn apply(&self, node: LogicalPlan, _: &RuleCtx) -> Result<LogicalPlan> {
+        let LogicalPlan::Aggregate {
+            keys,
+            aggs,
+            columns,
+            ..
+        } = &node
+        else {
+            return Err(EngineError::Internal(
+                "aggregate_into_table on another node".into(),
+            ));
+        };
+        let (keys, aggs, columns) = (keys.clone(), aggs.clone(), columns.clone());
+        let LogicalPlan::TableQuery(mut t) = take_input(node)? else {
+            return Err(EngineError::Internal(
+                "aggregate_into_table without a table".into(),
+            ));
+        };
+        let exprs: Vec<TExpr> = t.select.iter().map(|(_, e)| e.clone()).collect();
+        let keys: Vec<TExpr> = keys.into_iter().map(|k| k.substitute(&exprs)).collect();
+        let aggs: Vec<AggCall> = aggs
+            .into_iter()
+            .map(|a| AggCall {
+                arg: a.arg.map(|x| x.substitute(&exprs)),
+                ..a
+            })
+            .collect();
+        t.select = columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                (
+                    c.name.clone(),
+                    TExpr {
+                        kind: ExprKind::Ref(i),
+                        ty: c.ty,
+                    },
+                )
+            })
+            .collect();
+        t.aggregation = Some(Aggregation { keys, aggs });
+        Ok(LogicalPlan::TableQuery(t))
+    }
+}

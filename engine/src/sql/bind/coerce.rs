@@ -1,0 +1,255 @@
+//! Types meeting types: DuckDB's implicit casts, the common type of two
+//! operands, and DECIMAL arithmetic's result types.
+
+use crate::error::{invalid, Result};
+use crate::expr::{cast_value, ArithOp, ExprKind, TExpr};
+use crate::value::{LType, Value};
+
+/// Casts `e` to `to` (folding constants).
+pub fn cast_to(e: TExpr, to: LType) -> Result<TExpr> {
+    if e.ty == to {
+        return Ok(e);
+    }
+    if let ExprKind::Lit(v) = &e.kind {
+        return Ok(TExpr::lit(cast_value(v, e.ty, to)?, to));
+    }
+    Ok(TExpr {
+        kind: ExprKind::Cast(Box::new(e)),
+        ty: to,
+    })
+}
+
+fn int_rank(t: LType) -> Option<(bool, u8)> {
+    Some(match t {
+        LType::Int8 => (true, 1),
+        LType::Int16 => (true, 2),
+        LType::Int32 => (true, 3),
+        LType::Int64 => (true, 4),
+        LType::HugeInt => (true, 5),
+        LType::UInt8 => (false, 1),
+        LType::UInt16 => (false, 2),
+        LType::UInt32 => (false, 3),
+        LType::UInt64 => (false, 4),
+        _ => return None,
+    })
+}
+
+fn signed_of_rank(r: u8) -> LType {
+    match r {
+        1 => LType::Int8,
+        2 => LType::Int16,
+        3 => LType::Int32,
+        4 => LType::Int64,
+        _ => LType::HugeInt,
+    }
+}
+
+fn lit_fits(e: &TExpr, t: LType) -> bool {
+    match (e.as_lit(), t.int_range()) {
+        (Some(Value::Int(x)), Some((lo, hi))) => (lo..=hi).contains(&i128::from(*x)),
+        (Some(Value::Huge(x)), Some((lo, hi))) => (lo..=hi).contains(x),
+        _ => false,
+    }
+}
+
+/// The DECIMAL(precision, scale) an exact numeric type converts to, as
+/// DuckDB converts integers meeting a DECIMAL.
+fn decimal_shape(t: LType) -> Option<(u8, u8)> {
+    Some(match t {
+        LType::Decimal(p, s) => (p, s),
+        LType::Int8 | LType::UInt8 => (3, 0),
+        LType::Int16 | LType::UInt16 => (5, 0),
+        LType::Int32 | LType::UInt32 => (10, 0),
+        LType::Int64 => (18, 0),
+        LType::UInt64 => (20, 0),
+        LType::HugeInt => (38, 0),
+        _ => return None,
+    })
+}
+
+/// How `l op r` computes exactly on scaled integers when a DECIMAL meets a
+/// DECIMAL or an integer: the operand types and the result type.
+pub(crate) struct DecimalArith {
+    op: ArithOp,
+    left: LType,
+    right: LType,
+    ty: LType,
+}
+
+impl DecimalArith {
+    /// The typed expression over `l` and `r`.
+    pub(crate) fn with(self, l: TExpr, r: TExpr) -> Result<TExpr> {
+        Ok(TExpr {
+            kind: ExprKind::Arith(
+                self.op,
+                Box::new(cast_to(l, self.left)?),
+                Box::new(cast_to(r, self.right)?),
+            ),
+            ty: self.ty,
+        })
+    }
+}
+
+/// DuckDB's DECIMAL arithmetic: `+`/`-` in the larger scale with one more
+/// integer digit, `%` in the larger scale and integer part, `*` adding
+/// precisions and scales (at most 38 digits; 18 for two 64-bit operands);
+/// `/`, `//` and anything with a float stay DOUBLE (`None`).
+pub(crate) fn decimal_arith(op: ArithOp, l: &TExpr, r: &TExpr) -> Result<Option<DecimalArith>> {
+    if !matches!(l.ty, LType::Decimal(..)) && !matches!(r.ty, LType::Decimal(..)) {
+        return Ok(None);
+    }
+    let (Some((p1, s1)), Some((p2, s2))) = (decimal_shape(l.ty), decimal_shape(r.ty)) else {
+        return Ok(None);
+    };
+    Ok(match op {
+        ArithOp::Add | ArithOp::Sub => {
+            let s = s1.max(s2);
+            let p = ((p1 - s1).max(p2 - s2) + s + 1).min(38);
+            let t = LType::Decimal(p, s);
+            Some(DecimalArith {
+                op,
+                left: t,
+                right: t,
+                ty: t,
+            })
+        }
+        ArithOp::Mod => {
+            // The remainder is no larger than either operand.
+            let s = s1.max(s2);
+            let p = ((p1 - s1).max(p2 - s2) + s).min(38);
+            let t = LType::Decimal(p, s);
+            Some(DecimalArith {
+                op,
+                left: t,
+                right: t,
+                ty: t,
+            })
+        }
+        ArithOp::Mul => {
+            let s = s1 + s2;
+            if s > 38 {
+                return invalid(format!(
+                    "the product of {} and {} needs more than 38 decimal places",
+                    l.ty, r.ty
+                ));
+            }
+            // Both operands in the result's width, each keeping its scale:
+            // the product of the scaled integers has scale s1 + s2. Like
+            // DuckDB, a product of two 64-bit decimals stays a 64-bit
+            // DECIMAL(18) when its scale fits (an overflow is an error).
+            let mut p = (p1 + p2).min(38);
+            if p > 18 && p1.max(p2) <= 18 && s < 18 {
+                p = 18;
+            }
+            Some(DecimalArith {
+                op,
+                left: LType::Decimal(p, s1),
+                right: LType::Decimal(p, s2),
+                ty: LType::Decimal(p, s),
+            })
+        }
+        _ => None,
+    })
+}
+
+/// The type a DECIMAL meets another DECIMAL or an integer in (DuckDB's
+/// rule): as many integer digits as the wider, as many decimal places as
+/// the finer. `None` when neither is a DECIMAL, or the other is not exact,
+/// or the result would need more than 38 digits (then DOUBLE).
+fn decimal_common(x: LType, y: LType) -> Option<LType> {
+    if !matches!(x, LType::Decimal(..)) && !matches!(y, LType::Decimal(..)) {
+        return None;
+    }
+    let ((p1, s1), (p2, s2)) = (decimal_shape(x)?, decimal_shape(y)?);
+    let s = s1.max(s2);
+    let p = (p1 - s1).max(p2 - s2) + s;
+    (p <= 38).then_some(LType::Decimal(p, s))
+}
+
+/// The common type of two operands (DuckDB's implicit casts): integers
+/// widen (a literal takes the other side's type when it fits), DECIMALs
+/// meet exact numbers as DECIMAL, FLOAT stays FLOAT unless a DOUBLE is
+/// involved, a DATE meets a TIMESTAMP as TIMESTAMP, and a string literal
+/// takes the other side's type.
+pub(crate) fn common_type(a: &TExpr, b: &TExpr) -> Result<LType> {
+    let (x, y) = (a.ty, b.ty);
+    if x == y {
+        return Ok(x);
+    }
+    if x == LType::Null {
+        return Ok(y);
+    }
+    if y == LType::Null {
+        return Ok(x);
+    }
+    if let (Some((sx, rx)), Some((sy, ry))) = (int_rank(x), int_rank(y)) {
+        if a.as_lit().is_some() && lit_fits(a, y) {
+            return Ok(y);
+        }
+        if b.as_lit().is_some() && lit_fits(b, x) {
+            return Ok(x);
+        }
+        return Ok(match (sx, sy) {
+            (true, true) | (false, false) => {
+                if rx >= ry {
+                    x
+                } else {
+                    y
+                }
+            }
+            (true, false) => signed_of_rank(rx.max(ry + 1)),
+            (false, true) => signed_of_rank(ry.max(rx + 1)),
+        });
+    }
+    if let Some(t) = decimal_common(x, y) {
+        return Ok(t);
+    }
+    if x.is_numeric() && y.is_numeric() {
+        // A float meets anything else as itself (FLOAT stays FLOAT with a
+        // DECIMAL or an integer, as in DuckDB); everything else as DOUBLE.
+        if (x == LType::Float && y != LType::Double) || (y == LType::Float && x != LType::Double) {
+            return Ok(LType::Float);
+        }
+        return Ok(LType::Double);
+    }
+    match (x, y) {
+        (LType::Date, LType::Timestamp) | (LType::Timestamp, LType::Date) => Ok(LType::Timestamp),
+        (LType::Varchar, t) if a.as_lit().is_some() => Ok(t),
+        (t, LType::Varchar) if b.as_lit().is_some() => Ok(t),
+        _ => invalid(format!("cannot compare or combine {x} and {y}")),
+    }
+}
+
+/// The type two columns meet in for a set operation or a VALUES column
+/// (DuckDB's rules: no literal is special): integers widen, DECIMALs meet
+/// exact numbers as DECIMAL, a FLOAT stays FLOAT unless a DOUBLE is
+/// involved, BOOLEAN meets a number as the number, DATE meets TIMESTAMP as
+/// TIMESTAMP, and anything meets a VARCHAR as VARCHAR.
+pub(crate) fn set_op_type(x: LType, y: LType) -> Result<LType> {
+    if x == y || y == LType::Null {
+        return Ok(x);
+    }
+    if x == LType::Null {
+        return Ok(y);
+    }
+    if x == LType::Varchar || y == LType::Varchar {
+        return Ok(LType::Varchar);
+    }
+    if x == LType::Bool && y.is_numeric() {
+        return Ok(y);
+    }
+    if y == LType::Bool && x.is_numeric() {
+        return Ok(x);
+    }
+    if x.is_numeric() && y.is_numeric() {
+        let probe = |t| TExpr {
+            kind: ExprKind::Col(0),
+            ty: t,
+        };
+        return common_type(&probe(x), &probe(y));
+    }
+    match (x, y) {
+        (LType::Date, LType::Timestamp) | (LType::Timestamp, LType::Date) => Ok(LType::Timestamp),
+        _ => invalid(format!("cannot combine {x} and {y} in one column")),
+    }
+}

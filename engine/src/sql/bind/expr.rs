@@ -1,0 +1,558 @@
+//! Expressions: SQL expression syntax to typed, constant-folded
+//! [`TExpr`]s over a [`Scope`]'s columns, with DuckDB's coercions.
+
+use sqlparser::ast::{self as sql, Expr as SqlExpr};
+
+use super::aggregate::AggCtx;
+use super::coerce::{cast_to, common_type, decimal_arith};
+use super::function::{add_interval, extract_expr, not, rounding_call, str_call};
+use super::literal::{date_part, fold, literal, literal_int, sql_type};
+use super::scope::Scope;
+use crate::error::{invalid, unsupported, EngineError, Result};
+use crate::expr::rounding::Rounding;
+use crate::expr::strfn::StrFn;
+use crate::expr::{cast_value, ArithOp, CmpOp, ExprKind, TExpr};
+use crate::value::{LType, Phys, Value};
+
+/// Expressions nested deeper than this are refused (as DuckDB's
+/// `max_expression_depth`), so no later walk over them can exhaust the
+/// stack. Chains of AND, OR and `||` are flattened first and do not count
+/// their length.
+pub const MAX_EXPR_DEPTH: usize = 1000;
+
+fn too_deep() -> EngineError {
+    EngineError::Invalid(format!(
+        "expression too deeply nested (more than {MAX_EXPR_DEPTH} levels)"
+    ))
+}
+
+/// The operands of a left-deep chain `a op b op c ...` (as the parser
+/// builds them), found without recursion.
+pub(crate) fn chain_operands<'e>(e: &'e SqlExpr, op: &sql::BinaryOperator) -> Vec<&'e SqlExpr> {
+    let mut out = Vec::new();
+    let mut cur = e;
+    while let SqlExpr::BinaryOp { left, op: o, right } = cur {
+        if o != op {
+            break;
+        }
+        out.push(&**right);
+        cur = left;
+    }
+    out.push(cur);
+    out.reverse();
+    out
+}
+
+/// Binds the expressions of one clause against a scope.
+pub(crate) struct ExprBinder<'a> {
+    /// The FROM clause's columns.
+    pub scope: &'a Scope,
+    /// Select-list aliases a name that is no column may mean (name, SQL).
+    pub aliases: &'a [(String, SqlExpr)],
+    /// Collects aggregate calls; `None` where aggregates are not allowed.
+    pub aggs: Option<AggCtx>,
+    /// Nesting depth of the expression being bound.
+    depth: usize,
+    /// Aliases being expanded (an alias may not refer to itself).
+    expanding: Vec<String>,
+}
+
+impl<'a> ExprBinder<'a> {
+    /// A binder over `scope`, aggregates not allowed, no aliases.
+    pub(crate) fn new(scope: &'a Scope) -> ExprBinder<'a> {
+        ExprBinder {
+            scope,
+            aliases: &[],
+            aggs: None,
+            depth: 0,
+            expanding: Vec::new(),
+        }
+    }
+
+    /// The same, with select-list aliases.
+    pub(crate) fn with_aliases(mut self, aliases: &'a [(String, SqlExpr)]) -> ExprBinder<'a> {
+        self.aliases = aliases;
+        self
+    }
+
+    /// A column, or else a select-list alias, by name.
+    fn column(&mut self, qualifier: Option<&str>, name: &str) -> Result<TExpr> {
+        if let Some(i) = self.scope.find(qualifier, name)? {
+            return Ok(TExpr {
+                kind: ExprKind::Col(i),
+                ty: self.scope.columns[i].ty,
+            });
+        }
+        if qualifier.is_none() {
+            let alias = self.aliases.iter().find(|(a, _)| a == name).or_else(|| {
+                self.aliases
+                    .iter()
+                    .find(|(a, _)| a.eq_ignore_ascii_case(name))
+            });
+            if let Some((a, e)) = alias {
+                if !self.expanding.contains(a) {
+                    self.expanding.push(a.clone());
+                    let r = self.expr(e);
+                    self.expanding.pop();
+                    return r;
+                }
+            }
+        }
+        Err(self.scope.not_found(qualifier, name))
+    }
+
+    /// `a AND b AND ...` (or OR) as one n-ary node, bound without
+    /// recursing along the chain.
+    fn logical_chain(&mut self, e: &SqlExpr, op: &sql::BinaryOperator) -> Result<TExpr> {
+        let is_and = matches!(op, sql::BinaryOperator::And);
+        let mut v = Vec::new();
+        for x in chain_operands(e, op) {
+            let b = self.expr(x)?;
+            let b = self.expect_bool(b, "AND/OR operand")?;
+            match b.kind {
+                ExprKind::And(inner) if is_and => v.extend(inner),
+                ExprKind::Or(inner) if !is_and => v.extend(inner),
+                _ => v.push(b),
+            }
+        }
+        Ok(TExpr {
+            kind: if is_and {
+                ExprKind::And(v)
+            } else {
+                ExprKind::Or(v)
+            },
+            ty: LType::Bool,
+        })
+    }
+
+    pub(crate) fn expect_bool(&self, e: TExpr, what: &str) -> Result<TExpr> {
+        match e.ty {
+            LType::Bool => Ok(e),
+            LType::Null => Ok(TExpr::lit(Value::Null, LType::Bool)),
+            t => invalid(format!("{what} must be a boolean expression, not {t}")),
+        }
+    }
+
+    /// Binds `e`, folding constants.
+    #[recursive::recursive]
+    pub(crate) fn expr(&mut self, e: &SqlExpr) -> Result<TExpr> {
+        self.depth += 1;
+        let r = if self.depth > MAX_EXPR_DEPTH {
+            Err(too_deep())
+        } else {
+            self.expr_inner(e).and_then(fold)
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_inner(&mut self, e: &SqlExpr) -> Result<TExpr> {
+        match e {
+            SqlExpr::Identifier(i) => self.column(None, &i.value),
+            SqlExpr::CompoundIdentifier(parts) => match parts.as_slice() {
+                [.., q, name] if parts.len() <= 3 => self.column(Some(&q.value), &name.value),
+                _ => unsupported(format!("qualified name {e}")),
+            },
+            SqlExpr::Nested(x) => self.expr(x),
+            SqlExpr::Value(v) => literal(&v.value),
+            SqlExpr::TypedString(ts) => {
+                let to = sql_type(&ts.data_type)?;
+                let s = match &ts.value.value {
+                    sql::Value::SingleQuotedString(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                cast_to(TExpr::lit(Value::Str(s.into_bytes()), LType::Varchar), to)
+            }
+            SqlExpr::UnaryOp { op, expr } => {
+                let x = self.expr(expr)?;
+                match op {
+                    sql::UnaryOperator::Plus => Ok(x),
+                    sql::UnaryOperator::Minus => {
+                        if !x.ty.is_numeric() && x.ty != LType::Null {
+                            return invalid(format!("cannot negate {}", x.ty));
+                        }
+                        // Literals fold with their own type (so `-2147483648` stays INTEGER-sized).
+                        if let (Some(v), true) =
+                            (x.as_lit(), x.ty.is_integer() || x.ty.phys() == Phys::F64)
+                        {
+                            return Ok(match v {
+                                Value::Int(i) => literal_int(-i128::from(*i)),
+                                Value::Huge(i) => literal_int(-*i),
+                                Value::UInt(u) => literal_int(-i128::from(*u)),
+                                Value::Float(f) => TExpr::lit(Value::Float(-f), x.ty),
+                                _ => x.clone(),
+                            });
+                        }
+                        let ty = x.ty;
+                        Ok(TExpr {
+                            kind: ExprKind::Neg(Box::new(x)),
+                            ty,
+                        })
+                    }
+                    sql::UnaryOperator::Not => {
+                        let x = self.expect_bool(x, "NOT's operand")?;
+                        Ok(TExpr {
+                            kind: ExprKind::Not(Box::new(x)),
+                            ty: LType::Bool,
+                        })
+                    }
+                    other => unsupported(format!("unary operator {other}")),
+                }
+            }
+            SqlExpr::BinaryOp {
+                op: op @ (sql::BinaryOperator::And | sql::BinaryOperator::Or),
+                ..
+            } => self.logical_chain(e, op),
+            SqlExpr::BinaryOp {
+                op: sql::BinaryOperator::StringConcat,
+                ..
+            } => {
+                let mut args = Vec::new();
+                for x in chain_operands(e, &sql::BinaryOperator::StringConcat) {
+                    args.push(self.expr(x)?);
+                }
+                str_call(StrFn::ConcatOp, args)
+            }
+            SqlExpr::BinaryOp { left, op, right } => {
+                use sql::BinaryOperator as B;
+                match (&**left, op, &**right) {
+                    (x, B::Plus | B::Minus, SqlExpr::Interval(i)) => {
+                        let sign = if matches!(op, B::Minus) { -1 } else { 1 };
+                        return add_interval(self.expr(x)?, &i.to_string(), sign);
+                    }
+                    (SqlExpr::Interval(i), B::Plus, x) => {
+                        return add_interval(self.expr(x)?, &i.to_string(), 1);
+                    }
+                    _ => {}
+                }
+                let (l, r) = (self.expr(left)?, self.expr(right)?);
+                self.binary(op, l, r)
+            }
+            SqlExpr::IsNull(x) | SqlExpr::IsNotNull(x) => {
+                let x = self.expr(x)?;
+                Ok(TExpr {
+                    kind: ExprKind::IsNull(Box::new(x), matches!(e, SqlExpr::IsNotNull(_))),
+                    ty: LType::Bool,
+                })
+            }
+            SqlExpr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
+                let x = self.expr(expr)?;
+                let lo = self.expr(low)?;
+                let hi = self.expr(high)?;
+                let ge = self.compare(CmpOp::Ge, x.clone(), lo)?;
+                let le = self.compare(CmpOp::Le, x, hi)?;
+                let both = TExpr {
+                    kind: ExprKind::And(vec![ge, le]),
+                    ty: LType::Bool,
+                };
+                Ok(if *negated { not(both) } else { both })
+            }
+            SqlExpr::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                let x = self.expr(expr)?;
+                let mut vals = Vec::new();
+                let mut others = Vec::new();
+                for l in list {
+                    let v = self.expr(l)?;
+                    match v.as_lit() {
+                        Some(lit) => {
+                            let to = common_type(&x, &v)?;
+                            if to != x.ty {
+                                // Fall back to comparisons in the common type.
+                                others.push(v);
+                                continue;
+                            }
+                            match cast_value(lit, v.ty, x.ty) {
+                                Ok(c) => vals.push(c),
+                                Err(_) if v.ty.is_numeric() => {} // can never match
+                                Err(e) => return Err(e),
+                            }
+                        }
+                        None => others.push(v),
+                    }
+                }
+                let mut ors = Vec::new();
+                if !vals.is_empty() || others.is_empty() {
+                    ors.push(TExpr {
+                        kind: ExprKind::InList(Box::new(x.clone()), vals, false),
+                        ty: LType::Bool,
+                    });
+                }
+                for o in others {
+                    ors.push(self.compare(CmpOp::Eq, x.clone(), o)?);
+                }
+                let any = if ors.len() == 1 {
+                    ors.pop()
+                        .unwrap_or_else(|| TExpr::lit(Value::Null, LType::Bool))
+                } else {
+                    TExpr {
+                        kind: ExprKind::Or(ors),
+                        ty: LType::Bool,
+                    }
+                };
+                Ok(if *negated { not(any) } else { any })
+            }
+            SqlExpr::Cast {
+                kind,
+                expr,
+                data_type,
+                format,
+            } => {
+                if format.is_some() {
+                    return unsupported("CAST ... FORMAT");
+                }
+                if matches!(kind, sql::CastKind::TryCast | sql::CastKind::SafeCast) {
+                    return unsupported("TRY_CAST");
+                }
+                let x = self.expr(expr)?;
+                cast_to(x, sql_type(data_type)?)
+            }
+            SqlExpr::Extract { field, expr, .. } => {
+                let x = self.expr(expr)?;
+                let part = date_part(&field.to_string())?;
+                if !matches!(x.ty, LType::Date | LType::Timestamp) {
+                    return invalid(format!("EXTRACT needs a DATE or TIMESTAMP, not {}", x.ty));
+                }
+                Ok(extract_expr(part, x))
+            }
+            SqlExpr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
+                let op = match operand {
+                    Some(o) => Some(self.expr(o)?),
+                    None => None,
+                };
+                let mut whens = Vec::new();
+                for cw in conditions {
+                    let c = self.expr(&cw.condition)?;
+                    let c = match &op {
+                        Some(o) => self.compare(CmpOp::Eq, o.clone(), c)?,
+                        None => self.expect_bool(c, "CASE WHEN")?,
+                    };
+                    whens.push((c, self.expr(&cw.result)?));
+                }
+                let els = match else_result {
+                    Some(e) => Some(self.expr(e)?),
+                    None => None,
+                };
+                let mut ty = LType::Null;
+                for v in whens.iter().map(|(_, v)| v).chain(els.iter()) {
+                    let probe = TExpr::lit(Value::Null, ty);
+                    ty = common_type(&probe, v)?;
+                }
+                let mut out = Vec::new();
+                for (c, v) in whens {
+                    out.push((c, cast_to(v, ty)?));
+                }
+                let els = match els {
+                    Some(e) => Some(Box::new(cast_to(e, ty)?)),
+                    None => None,
+                };
+                Ok(TExpr {
+                    kind: ExprKind::Case(out, els),
+                    ty,
+                })
+            }
+            SqlExpr::Like {
+                negated,
+                any,
+                expr,
+                pattern,
+                escape_char,
+            }
+            | SqlExpr::ILike {
+                negated,
+                any,
+                expr,
+                pattern,
+                escape_char,
+            } => {
+                if *any {
+                    return unsupported("LIKE ANY");
+                }
+                let ci = matches!(e, SqlExpr::ILike { .. });
+                let x = self.expr(expr)?;
+                let p = self.expr(pattern)?;
+                let esc = match escape_char {
+                    None => None,
+                    Some(c) => match self.expr(c)?.as_lit() {
+                        Some(Value::Str(s)) if s.len() <= 1 => s.first().copied(),
+                        _ => return invalid("ESCAPE must be a single character"),
+                    },
+                };
+                if x.ty == LType::Null || p.ty == LType::Null {
+                    return Ok(TExpr::lit(Value::Null, LType::Bool));
+                }
+                let (Some(Value::Str(p)), LType::Varchar) = (p.as_lit(), x.ty) else {
+                    return unsupported("LIKE with a non-constant pattern or a non-string operand");
+                };
+                Ok(TExpr {
+                    kind: ExprKind::Like(
+                        Box::new(x),
+                        Box::new(crate::expr::like::LikePattern::new(p, esc, ci)?),
+                        *negated,
+                    ),
+                    ty: LType::Bool,
+                })
+            }
+            SqlExpr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let mut args = vec![self.expr(expr)?];
+                match substring_from {
+                    Some(f) => args.push(self.expr(f)?),
+                    None => args.push(literal_int(1)),
+                }
+                if let Some(f) = substring_for {
+                    args.push(self.expr(f)?);
+                }
+                str_call(StrFn::Substring, args)
+            }
+            SqlExpr::Trim {
+                trim_where,
+                trim_what,
+                expr,
+                trim_characters,
+            } => {
+                let (l, r) = match trim_where {
+                    None | Some(sql::TrimWhereField::Both) => (true, true),
+                    Some(sql::TrimWhereField::Leading) => (true, false),
+                    Some(sql::TrimWhereField::Trailing) => (false, true),
+                };
+                let mut args = vec![self.expr(expr)?];
+                if let Some(w) = trim_what {
+                    args.push(self.expr(w)?);
+                }
+                if let Some([c]) = trim_characters.as_deref() {
+                    args.push(self.expr(c)?);
+                }
+                str_call(StrFn::Trim(l, r), args)
+            }
+            SqlExpr::Function(f) => self.function(f),
+            SqlExpr::Floor { expr, field } | SqlExpr::Ceil { expr, field } => {
+                if !matches!(
+                    field,
+                    sql::CeilFloorKind::DateTimeField(sql::DateTimeField::NoDateTime)
+                ) {
+                    return unsupported(format!("{e}"));
+                }
+                let mode = if matches!(e, SqlExpr::Floor { .. }) {
+                    Rounding::Floor
+                } else {
+                    Rounding::Ceil
+                };
+                rounding_call(mode, self.expr(expr)?)
+            }
+            SqlExpr::Subquery(_) | SqlExpr::Exists { .. } | SqlExpr::InSubquery { .. } => {
+                unsupported("subqueries in expressions (IN, EXISTS, scalar subqueries)")
+            }
+            SqlExpr::Interval(_) => unsupported("INTERVAL"),
+            other => unsupported(format!("expression {other}")),
+        }
+    }
+
+    fn binary(&mut self, op: &sql::BinaryOperator, l: TExpr, r: TExpr) -> Result<TExpr> {
+        use sql::BinaryOperator as B;
+        let arith = match op {
+            B::Plus => Some(ArithOp::Add),
+            B::Minus => Some(ArithOp::Sub),
+            B::Multiply => Some(ArithOp::Mul),
+            B::Divide => Some(ArithOp::Div),
+            B::DuckIntegerDivide | B::MyIntegerDivide => Some(ArithOp::IntDiv),
+            B::Modulo => Some(ArithOp::Mod),
+            _ => None,
+        };
+        if let Some(a) = arith {
+            return self.arith(a, l, r);
+        }
+        let cmp = match op {
+            B::Eq => Some(CmpOp::Eq),
+            B::NotEq => Some(CmpOp::Ne),
+            B::Lt => Some(CmpOp::Lt),
+            B::LtEq => Some(CmpOp::Le),
+            B::Gt => Some(CmpOp::Gt),
+            B::GtEq => Some(CmpOp::Ge),
+            _ => None,
+        };
+        if let Some(c) = cmp {
+            return self.compare(c, l, r);
+        }
+        unsupported(format!("operator {op}"))
+    }
+
+    fn arith(&mut self, op: ArithOp, l: TExpr, r: TExpr) -> Result<TExpr> {
+        for x in [&l, &r] {
+            if !x.ty.is_numeric() && !matches!(x.ty, LType::Null | LType::Date) {
+                return invalid(format!("cannot apply arithmetic to {} (operand {x})", x.ty));
+            }
+        }
+        // Date arithmetic: DATE +/- integer days, DATE - DATE.
+        if l.ty == LType::Date || r.ty == LType::Date {
+            return match (op, l.ty, r.ty) {
+                (ArithOp::Add | ArithOp::Sub, LType::Date, t) if t.is_integer() => {
+                    let r = cast_to(r, LType::Int64)?;
+                    Ok(TExpr {
+                        kind: ExprKind::Arith(op, Box::new(l), Box::new(r)),
+                        ty: LType::Date,
+                    })
+                }
+                (ArithOp::Add, t, LType::Date) if t.is_integer() => {
+                    let l = cast_to(l, LType::Int64)?;
+                    Ok(TExpr {
+                        kind: ExprKind::Arith(op, Box::new(r), Box::new(l)),
+                        ty: LType::Date,
+                    })
+                }
+                (ArithOp::Sub, LType::Date, LType::Date) => Ok(TExpr {
+                    kind: ExprKind::Arith(
+                        op,
+                        Box::new(cast_to(l, LType::Int64)?),
+                        Box::new(cast_to(r, LType::Int64)?),
+                    ),
+                    ty: LType::Int64,
+                }),
+                _ => invalid(format!("cannot apply {op:?} to {} and {}", l.ty, r.ty)),
+            };
+        }
+        if let Some(e) = decimal_arith(op, &l, &r)? {
+            return e.with(l, r);
+        }
+        let ty = if op == ArithOp::Div {
+            LType::Double
+        } else {
+            match common_type(&l, &r)? {
+                LType::Null => LType::Int32,
+                LType::Decimal(..) => LType::Double,
+                t => t,
+            }
+        };
+        let (l, r) = (cast_to(l, ty)?, cast_to(r, ty)?);
+        Ok(TExpr {
+            kind: ExprKind::Arith(op, Box::new(l), Box::new(r)),
+            ty,
+        })
+    }
+
+    fn compare(&mut self, op: CmpOp, l: TExpr, r: TExpr) -> Result<TExpr> {
+        let ty = common_type(&l, &r)?;
+        let (l, r) = (cast_to(l, ty)?, cast_to(r, ty)?);
+        Ok(TExpr {
+            kind: ExprKind::Cmp(op, Box::new(l), Box::new(r)),
+            ty: LType::Bool,
+        })
+    }
+}

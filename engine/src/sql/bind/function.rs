@@ -1,0 +1,300 @@
+//! Scalar function calls: DuckDB's names, argument types and result types.
+//! Aggregate calls are bound in [`super::aggregate`].
+//!
+//! Adding a scalar function: a match arm in [`ExprBinder::function`] that
+//! types the arguments (and casts them), and its evaluation in
+//! [`crate::expr::scalar`] (or [`crate::expr::strfn`] for strings).
+
+use sqlparser::ast as sql;
+
+use super::coerce::{cast_to, common_type};
+use super::expr::ExprBinder;
+use super::literal::date_part;
+use crate::agg::func::AggFunc;
+use crate::error::{invalid, unsupported, Result};
+use crate::expr::rounding::Rounding;
+use crate::expr::scalar::Func;
+use crate::expr::strfn::StrFn;
+use crate::expr::{DatePart, ExprKind, TExpr};
+use crate::value::{LType, Value};
+
+/// A function's name, lower-cased.
+pub(crate) fn func_name(f: &sql::Function) -> String {
+    f.name.to_string().to_lowercase()
+}
+
+impl ExprBinder<'_> {
+    pub(crate) fn function(&mut self, f: &sql::Function) -> Result<TExpr> {
+        let name = func_name(f);
+        if f.over.is_some() {
+            return unsupported(format!("window functions ({name}() OVER ...)"));
+        }
+        if f.filter.is_some() || !f.within_group.is_empty() || f.null_treatment.is_some() {
+            return unsupported(format!("{name}() with FILTER / WITHIN GROUP / NULLS"));
+        }
+        let (args, distinct) = match &f.args {
+            sql::FunctionArguments::None => (Vec::new(), false),
+            sql::FunctionArguments::Subquery(_) => {
+                return unsupported("subqueries in expressions (IN, EXISTS, scalar subqueries)")
+            }
+            sql::FunctionArguments::List(l) => {
+                if !l.clauses.is_empty() {
+                    return unsupported(format!("{name}() argument clauses"));
+                }
+                let distinct = matches!(
+                    l.duplicate_treatment,
+                    Some(sql::DuplicateTreatment::Distinct)
+                );
+                let mut out = Vec::new();
+                for a in &l.args {
+                    match a {
+                        sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(e)) => {
+                            out.push(Some(e.clone()))
+                        }
+                        sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Wildcard) => out.push(None),
+                        other => return unsupported(format!("function argument {other}")),
+                    }
+                }
+                (out, distinct)
+            }
+        };
+        if let Some(func) = AggFunc::from_name(&name) {
+            return self.aggregate_call(&name, func, &args, distinct);
+        }
+        if distinct {
+            return unsupported(format!("{name}(DISTINCT ...)"));
+        }
+        let mut bound = Vec::new();
+        for a in &args {
+            match a {
+                Some(e) => bound.push(self.expr(e)?),
+                None => return invalid(format!("{name}(*) is not a function")),
+            }
+        }
+        match (name.as_str(), bound.as_mut_slice()) {
+            ("date_trunc" | "datetrunc", [p, x]) => {
+                let Some(Value::Str(p)) = p.as_lit() else {
+                    return unsupported("DATE_TRUNC with a non-constant part");
+                };
+                let part = date_part(&String::from_utf8_lossy(p))?;
+                if !matches!(x.ty, LType::Date | LType::Timestamp) {
+                    return invalid(format!(
+                        "DATE_TRUNC needs a DATE or TIMESTAMP, not {}",
+                        x.ty
+                    ));
+                }
+                // DuckDB truncates dates to TIMESTAMPs too.
+                let ty = LType::Timestamp;
+                let x = cast_to(x.clone(), ty)?;
+                Ok(TExpr {
+                    kind: ExprKind::DateTrunc(part, Box::new(x)),
+                    ty,
+                })
+            }
+            ("regexp_replace", [x, p, r, rest @ ..]) if rest.len() <= 1 => {
+                let (Some(Value::Str(p)), Some(Value::Str(r))) = (p.as_lit(), r.as_lit()) else {
+                    return unsupported("regexp_replace with a non-constant pattern");
+                };
+                let all = match rest.first().map(|o| o.as_lit()) {
+                    None => false,
+                    Some(Some(Value::Str(o))) => o.contains(&b'g'),
+                    Some(_) => return unsupported("regexp_replace options must be constant"),
+                };
+                let re = crate::expr::strfn::Re::new(&String::from_utf8_lossy(p))?;
+                let rep = crate::expr::strfn::translate_replacement(r);
+                let f = StrFn::RegexpReplace(Box::new(re), rep, all);
+                str_call(f, vec![x.clone()])
+            }
+            ("regexp_matches", [x, p]) => {
+                let Some(Value::Str(p)) = p.as_lit() else {
+                    return unsupported("regexp_matches with a non-constant pattern");
+                };
+                let re = crate::expr::strfn::Re::new(&String::from_utf8_lossy(p))?;
+                str_call(StrFn::RegexpMatches(Box::new(re)), vec![x.clone()])
+            }
+            (
+                "length" | "char_length" | "character_length" | "lower" | "lcase" | "upper"
+                | "ucase" | "substring" | "substr" | "concat" | "trim" | "ltrim" | "rtrim"
+                | "starts_with" | "prefix" | "ends_with" | "suffix" | "contains",
+                args,
+            ) => {
+                let f = match name.as_str() {
+                    "length" | "char_length" | "character_length" => StrFn::Length,
+                    "lower" | "lcase" => StrFn::Lower,
+                    "upper" | "ucase" => StrFn::Upper,
+                    "substring" | "substr" => StrFn::Substring,
+                    "concat" => StrFn::Concat,
+                    "trim" => StrFn::Trim(true, true),
+                    "ltrim" => StrFn::Trim(true, false),
+                    "rtrim" => StrFn::Trim(false, true),
+                    "starts_with" | "prefix" => StrFn::StartsWith,
+                    "ends_with" | "suffix" => StrFn::EndsWith,
+                    _ => StrFn::Contains,
+                };
+                str_call(f, args.to_vec())
+            }
+            ("strlen" | "octet_length", [x]) if x.ty == LType::Varchar => Ok(TExpr {
+                kind: ExprKind::StrLen(Box::new(x.clone())),
+                ty: LType::Int64,
+            }),
+            (
+                "year" | "month" | "day" | "hour" | "minute" | "second" | "dayofweek" | "dayofyear"
+                | "dayofmonth" | "quarter" | "week" | "weekofyear" | "isodow" | "isoyear" | "epoch",
+                [x],
+            ) if matches!(x.ty, LType::Date | LType::Timestamp) => {
+                Ok(extract_expr(date_part(&name)?, x.clone()))
+            }
+            ("date_part" | "datepart", [p, x])
+                if matches!(x.ty, LType::Date | LType::Timestamp) =>
+            {
+                let Some(Value::Str(p)) = p.as_lit() else {
+                    return unsupported("DATE_PART with a non-constant part");
+                };
+                Ok(extract_expr(
+                    date_part(&String::from_utf8_lossy(p))?,
+                    x.clone(),
+                ))
+            }
+            ("strftime", [x, f]) if matches!(x.ty, LType::Date | LType::Timestamp) => {
+                let Some(Value::Str(f)) = f.as_lit() else {
+                    return unsupported("strftime with a non-constant format");
+                };
+                let items = crate::expr::scalar::parse_format(&String::from_utf8_lossy(f))?;
+                Ok(TExpr {
+                    kind: ExprKind::Func(
+                        Box::new(Func::Strftime(items)),
+                        vec![cast_to(x.clone(), LType::Timestamp)?],
+                    ),
+                    ty: LType::Varchar,
+                })
+            }
+            ("coalesce" | "greatest" | "least", args) if !args.is_empty() => {
+                let f = match name.as_str() {
+                    "coalesce" => Func::Coalesce,
+                    "greatest" => Func::Greatest,
+                    _ => Func::Least,
+                };
+                func_common(f, args.to_vec())
+            }
+            ("nullif", [a, b]) => func_common(Func::NullIf, vec![a.clone(), b.clone()]),
+            // The argument's type, known when binding.
+            ("typeof", [x]) => Ok(TExpr::lit(
+                Value::Str(x.ty.name().into_bytes()),
+                LType::Varchar,
+            )),
+            ("round", [x]) => rounding_call(Rounding::Round(0), x.clone()),
+            ("round", [x, n]) => {
+                let digits = match n.as_lit() {
+                    Some(Value::Int(d)) if n.ty.is_integer() => i32::try_from(*d).ok(),
+                    _ => None,
+                };
+                let Some(digits) = digits else {
+                    return unsupported("round() with a non-constant or non-integer precision");
+                };
+                rounding_call(Rounding::Round(digits), x.clone())
+            }
+            ("floor", [x]) => rounding_call(Rounding::Floor, x.clone()),
+            ("ceil" | "ceiling", [x]) => rounding_call(Rounding::Ceil, x.clone()),
+            _ => unsupported(format!(
+                "function {name}({})",
+                bound
+                    .iter()
+                    .map(|b| b.ty.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+}
+
+/// An `EXTRACT`: DOUBLE for the epoch (as DuckDB), else BIGINT.
+pub(crate) fn extract_expr(part: DatePart, x: TExpr) -> TExpr {
+    TExpr {
+        kind: ExprKind::Extract(part, Box::new(x)),
+        ty: if part == DatePart::Epoch {
+            LType::Double
+        } else {
+            LType::Int64
+        },
+    }
+}
+
+/// `round`/`floor`/`ceil` of `x` with DuckDB's types.
+pub(crate) fn rounding_call(mode: Rounding, x: TExpr) -> Result<TExpr> {
+    let Some((arg, ty)) = mode.types(x.ty) else {
+        return invalid(format!("{}() does not accept {}", mode.name(), x.ty));
+    };
+    Ok(TExpr {
+        kind: ExprKind::Func(Box::new(Func::Rounding(mode)), vec![cast_to(x, arg)?]),
+        ty,
+    })
+}
+
+/// A call whose arguments are cast to their common type, which it returns
+/// (`nullif` returns the first argument's value).
+fn func_common(f: Func, args: Vec<TExpr>) -> Result<TExpr> {
+    let mut ty = LType::Null;
+    for a in &args {
+        let probe = TExpr::lit(Value::Null, ty);
+        ty = common_type(&probe, a)?;
+    }
+    let mut out = Vec::new();
+    for a in args {
+        out.push(cast_to(a, ty)?);
+    }
+    Ok(TExpr {
+        kind: ExprKind::Func(Box::new(f), out),
+        ty,
+    })
+}
+
+/// A DATE or TIMESTAMP plus (`sign` 1) or minus (-1) an interval literal.
+pub(crate) fn add_interval(x: TExpr, interval: &str, sign: i64) -> Result<TExpr> {
+    if !matches!(x.ty, LType::Date | LType::Timestamp) {
+        return unsupported(format!("{} plus an INTERVAL", x.ty));
+    }
+    let (months, secs) = crate::expr::scalar::parse_interval(interval)?;
+    Ok(TExpr {
+        kind: ExprKind::Func(
+            Box::new(Func::AddInterval {
+                months: months * sign,
+                secs: secs * sign,
+            }),
+            vec![cast_to(x, LType::Timestamp)?],
+        ),
+        ty: LType::Timestamp,
+    })
+}
+
+/// A string function call: string arguments cast to VARCHAR (concat
+/// casts anything), integer ones (substring) to BIGINT.
+pub(crate) fn str_call(f: StrFn, args: Vec<TExpr>) -> Result<TExpr> {
+    crate::expr::strfn::check_arity(&f, args.len())?;
+    let mut out = Vec::new();
+    for (i, a) in args.into_iter().enumerate() {
+        let want = if f == StrFn::Substring && i > 0 {
+            LType::Int64
+        } else {
+            LType::Varchar
+        };
+        let ok = a.ty == want
+            || a.ty == LType::Null
+            || (want == LType::Int64 && a.ty.is_integer())
+            || matches!(f, StrFn::Concat | StrFn::ConcatOp);
+        if !ok {
+            return invalid(format!("{}() does not accept {}", f.name(), a.ty));
+        }
+        out.push(cast_to(a, want)?);
+    }
+    Ok(TExpr {
+        ty: crate::expr::strfn::result_type(&f),
+        kind: ExprKind::Str(Box::new(f), out),
+    })
+}
+
+pub(crate) fn not(e: TExpr) -> TExpr {
+    TExpr {
+        kind: ExprKind::Not(Box::new(e)),
+        ty: LType::Bool,
+    }
+}

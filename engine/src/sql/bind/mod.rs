@@ -1,0 +1,138 @@
+//! Binding: one parsed query (sqlparser's AST) to a typed logical plan.
+//!
+//! Names resolve against the columns of each SELECT's FROM clause (tables
+//! opened through the [`Catalog`], subqueries, CTEs, VALUES), types are
+//! checked and coerced the way DuckDB does, constants are folded. The
+//! binder builds the plain shape of each clause (see [`crate::plan`]); the
+//! rules of [`crate::rewrite`] decide what the table engine answers.
+//!
+//! - [`query`]: WITH, set operations, VALUES, the query-level ORDER BY
+//!   and LIMIT;
+//! - [`select`]: one SELECT: WHERE, GROUP BY, HAVING, the select list,
+//!   DISTINCT, ORDER BY;
+//! - [`from`]: FROM items; [`star`]: `*`, `EXCLUDE`, `REPLACE`, `COLUMNS`;
+//! - [`expr`], [`function`], [`aggregate`]: expressions; [`coerce`] and
+//!   [`literal`]: types; [`scope`]: name resolution.
+
+pub mod aggregate;
+pub mod coerce;
+pub mod expr;
+pub mod from;
+pub mod function;
+pub mod literal;
+pub mod query;
+pub mod scope;
+pub mod select;
+pub mod star;
+
+use sqlparser::ast as sql;
+use strata_format::Table;
+
+use crate::catalog::Catalog;
+use crate::error::{invalid, Result};
+use crate::plan::{Column, Cte, Query};
+use crate::sql::table_ref::TableRef;
+
+pub use coerce::cast_to;
+pub use expr::MAX_EXPR_DEPTH;
+
+/// Subqueries nested deeper than this are refused.
+pub const MAX_QUERY_DEPTH: usize = 64;
+
+/// A CTE name visible to the query being bound.
+#[derive(Debug, Clone)]
+struct CteBinding {
+    name: String,
+    id: usize,
+    columns: Vec<Column>,
+}
+
+/// How the binder opens tables: through a catalog, with the words that may
+/// name columns (so a catalog loading files on demand loads only those),
+/// and optionally just the first rows of the top-level query's table.
+pub struct Binder<'c> {
+    catalog: &'c dyn Catalog,
+    words: Option<Vec<String>>,
+    head: Option<u64>,
+    ctes: Vec<Cte>,
+    visible: Vec<CteBinding>,
+    opened: Vec<(TableRef, Option<u64>, Table)>,
+    depth: usize,
+    /// The tables opened with only their first rows, and how many were asked for.
+    pub heads_used: Vec<(Table, u64)>,
+}
+
+impl<'c> Binder<'c> {
+    /// A binder opening tables through `catalog`. `words` are the words of
+    /// the query that may name columns (`None`: any column may be read).
+    pub fn new(catalog: &'c dyn Catalog, words: Option<Vec<String>>) -> Binder<'c> {
+        Binder {
+            catalog,
+            words,
+            head: None,
+            ctes: Vec::new(),
+            visible: Vec::new(),
+            opened: Vec::new(),
+            depth: 0,
+            heads_used: Vec::new(),
+        }
+    }
+
+    /// Opens the top-level query's table with only its first `rows` rows
+    /// where the catalog can (see [`Catalog::open_head`]).
+    pub fn with_head(mut self, rows: Option<u64>) -> Binder<'c> {
+        self.head = rows;
+        self
+    }
+
+    /// Binds a whole query.
+    pub fn bind(mut self, q: &sql::Query) -> Result<(Query, Vec<(Table, u64)>)> {
+        let root = self.bind_query(q)?;
+        Ok((
+            Query {
+                root,
+                ctes: self.ctes,
+            },
+            self.heads_used,
+        ))
+    }
+
+    /// Opens a table (once per query for each reference and head size).
+    fn open(&mut self, table: &TableRef, head: Option<u64>) -> Result<Table> {
+        if let Some((_, _, t)) = self
+            .opened
+            .iter()
+            .find(|(r, h, _)| r == table && *h == head)
+        {
+            return Ok(t.clone());
+        }
+        let words = self.words.as_deref();
+        let t = match head {
+            Some(rows) => match self.catalog.open_head(table, words, rows)? {
+                Some(t) => {
+                    self.heads_used.push((t.clone(), rows));
+                    t
+                }
+                None => self.catalog.open_for(table, words)?,
+            },
+            None => self.catalog.open_for(table, words)?,
+        };
+        self.opened.push((table.clone(), head, t.clone()));
+        Ok(t)
+    }
+
+    /// Runs `f` one subquery level deeper.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.depth >= MAX_QUERY_DEPTH {
+            return invalid(format!(
+                "subqueries nested too deeply (more than {MAX_QUERY_DEPTH} levels)"
+            ));
+        }
+        self.depth += 1;
+        let head = self.head.take();
+        let r = f(self);
+        self.depth -= 1;
+        self.head = head;
+        r
+    }
+}

@@ -1,0 +1,516 @@
+//! One SELECT, bound in SQL's logical order: FROM, WHERE, GROUP BY and the
+//! aggregates, HAVING, the select list, DISTINCT, ORDER BY, LIMIT.
+//!
+//! ```text
+//! Limit ── Project ── Sort ── Filter (HAVING) ── Aggregate ── Filter (WHERE) ── FROM
+//! Limit ── Sort ── Distinct ── Project ── ...                        (SELECT DISTINCT)
+//! ```
+//! Names in WHERE, GROUP BY, HAVING and ORDER BY that are no column of the
+//! FROM clause may be select-list aliases (as in DuckDB); ORDER BY looks
+//! at aliases first and accepts positions (`ORDER BY 2`).
+
+use sqlparser::ast::{self as sql, Expr as SqlExpr};
+
+use super::aggregate::{contains_agg, contains_window, replace_keys, AggCtx};
+use super::expr::ExprBinder;
+use super::query::{order_key, order_options, ordinal, Limits, OrderSpec};
+use super::scope::Scope;
+use super::star::{self, expr_name, Item, ItemExpr};
+use super::Binder;
+use crate::error::{invalid, unsupported, EngineError, Result};
+use crate::expr::{ExprKind, TExpr};
+use crate::plan::display::show;
+use crate::plan::{Column, LogicalPlan, OrderKey};
+
+/// `SELECT DISTINCT` or `SELECT DISTINCT ON (...)`.
+enum Distinct<'s> {
+    No,
+    All,
+    On(&'s [SqlExpr]),
+}
+
+fn check_clauses(sel: &sql::Select) -> Result<()> {
+    if sel.top.is_some() {
+        return unsupported("TOP");
+    }
+    if sel.qualify.is_some() || !sel.named_window.is_empty() {
+        return unsupported("window functions (WINDOW / QUALIFY)");
+    }
+    if sel.prewhere.is_some()
+        || !sel.sort_by.is_empty()
+        || !sel.cluster_by.is_empty()
+        || !sel.distribute_by.is_empty()
+    {
+        return unsupported("PREWHERE / SORT BY / CLUSTER BY / DISTRIBUTE BY");
+    }
+    if sel.into.is_some() || !sel.lateral_views.is_empty() || !sel.connect_by.is_empty() {
+        return unsupported("SELECT INTO / LATERAL VIEW / CONNECT BY");
+    }
+    Ok(())
+}
+
+/// The column a bound expression names, if it is exactly a column.
+fn col(i: usize, ty: crate::value::LType) -> TExpr {
+    TExpr {
+        kind: ExprKind::Col(i),
+        ty,
+    }
+}
+
+impl Binder<'_> {
+    /// Binds a SELECT with the ORDER BY and LIMIT of its query.
+    pub(crate) fn bind_select(
+        &mut self,
+        sel: &sql::Select,
+        order: &OrderSpec,
+        limits: Limits,
+    ) -> Result<LogicalPlan> {
+        check_clauses(sel)?;
+        let distinct = match &sel.distinct {
+            None => Distinct::No,
+            Some(sql::Distinct::Distinct) => Distinct::All,
+            Some(sql::Distinct::On(exprs)) => Distinct::On(exprs),
+            Some(other) => return unsupported(format!("SELECT {other}")),
+        };
+        let input = self.bind_from(&sel.from)?;
+        let scope = Scope::new(input.columns());
+        let items = star::expand(&sel.projection, &scope)?;
+        let order_exprs: &[sql::OrderByExpr] = match order {
+            OrderSpec::Exprs(v) => v,
+            _ => &[],
+        };
+        let sql_of = |i: &Item| match &i.expr {
+            ItemExpr::Sql(e) => Some((**e).clone()),
+            ItemExpr::Column(_) => None,
+        };
+        let windowed = items.iter().filter_map(sql_of).any(|e| contains_window(&e))
+            || sel.having.as_ref().is_some_and(contains_window)
+            || order_exprs.iter().any(|o| contains_window(&o.expr));
+        if windowed {
+            return unsupported("window functions (OVER)");
+        }
+        let aliases: Vec<(String, SqlExpr)> = items
+            .iter()
+            .filter(|i| i.aliased)
+            .filter_map(|i| sql_of(i).map(|e| (i.name.clone(), e)))
+            .collect();
+        let (group_exprs, group_all): (&[SqlExpr], bool) = match &sel.group_by {
+            sql::GroupByExpr::All(mods) => {
+                if !mods.is_empty() {
+                    return unsupported("GROUP BY ALL with modifiers");
+                }
+                (&[], true)
+            }
+            sql::GroupByExpr::Expressions(v, mods) => {
+                if !mods.is_empty() {
+                    return unsupported("GROUP BY ROLLUP / CUBE / GROUPING SETS");
+                }
+                (v, false)
+            }
+        };
+        let is_agg = !group_exprs.is_empty()
+            || group_all
+            || sel.having.is_some()
+            || items.iter().filter_map(sql_of).any(|e| contains_agg(&e))
+            || order_exprs.iter().any(|o| contains_agg(&o.expr));
+
+        let mut plan = input;
+        if let Some(w) = &sel.selection {
+            if contains_agg(w) {
+                return invalid("aggregate functions are not allowed in WHERE");
+            }
+            let mut b = ExprBinder::new(&scope).with_aliases(&aliases);
+            let e = b.expr(w)?;
+            let predicate = b.expect_bool(e, "WHERE")?;
+            plan = LogicalPlan::Filter {
+                input: plan.boxed(),
+                predicate,
+            };
+        }
+
+        // Select items, ORDER BY keys (over the same input as the items) and
+        // the plan they apply to.
+        let select: Vec<(String, TExpr)>;
+        let mut order_keys: Vec<OrderKey> = Vec::new();
+        if !is_agg {
+            let mut b = ExprBinder::new(&scope).with_aliases(&aliases);
+            select = bind_items(&items, &mut b)?;
+            if matches!(distinct, Distinct::No) {
+                order_keys = resolve_order(order, &items, &select, &mut |e| b.expr(e))?;
+            }
+        } else {
+            // Group keys over the FROM scope.
+            let mut keys: Vec<TExpr> = Vec::new();
+            let key_sources: Vec<KeySource> = if group_all {
+                items
+                    .iter()
+                    .filter(|i| sql_of(i).is_none_or(|e| !contains_agg(&e)))
+                    .map(KeySource::Item)
+                    .collect()
+            } else {
+                let mut v = Vec::new();
+                for g in group_exprs {
+                    v.push(match ordinal(g, items.len(), "GROUP BY")? {
+                        Some(i) => KeySource::Item(&items[i]),
+                        None => match ident_of(g) {
+                            Some(n) if scope.find(None, &n)?.is_none() => {
+                                match items.iter().find(|i| i.aliased && i.name == n) {
+                                    Some(i) => KeySource::Item(i),
+                                    None => KeySource::Sql(g),
+                                }
+                            }
+                            _ => KeySource::Sql(g),
+                        },
+                    });
+                }
+                v
+            };
+            for src in &key_sources {
+                let mut b = ExprBinder::new(&scope);
+                let k = match src {
+                    KeySource::Item(i) => match &i.expr {
+                        ItemExpr::Column(c) => col(*c, scope.columns[*c].ty),
+                        ItemExpr::Sql(e) => {
+                            if contains_agg(e) {
+                                return invalid(format!(
+                                    "aggregate functions are not allowed in GROUP BY ({})",
+                                    i.name
+                                ));
+                            }
+                            b.expr(e)?
+                        }
+                    },
+                    KeySource::Sql(e) => {
+                        if contains_agg(e) {
+                            return invalid(format!(
+                                "aggregate functions are not allowed in GROUP BY ({})",
+                                expr_name(e)
+                            ));
+                        }
+                        b.expr(e)?
+                    }
+                };
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+            // Items, HAVING and ORDER BY over the aggregation's slots.
+            let mut b = ExprBinder::new(&scope).with_aliases(&aliases);
+            b.aggs = Some(AggCtx {
+                aggs: Vec::new(),
+                nkeys: keys.len(),
+            });
+            let mut post_items = Vec::with_capacity(items.len());
+            for it in &items {
+                let e = match &it.expr {
+                    ItemExpr::Column(c) => col(*c, scope.columns[*c].ty),
+                    ItemExpr::Sql(e) => b.expr(e)?,
+                };
+                post_items.push((it.name.clone(), over_groups(e, &keys, &scope)?));
+            }
+            let having = match &sel.having {
+                None => None,
+                Some(h) => {
+                    let e = b.expr(h)?;
+                    let e = b.expect_bool(e, "HAVING")?;
+                    Some(over_groups(e, &keys, &scope)?)
+                }
+            };
+            if matches!(distinct, Distinct::No) {
+                order_keys = resolve_order(order, &items, &post_items, &mut |e| {
+                    let x = b.expr(e)?;
+                    over_groups(x, &keys, &scope)
+                })?;
+            }
+            let aggs = b.aggs.take().map(|c| c.aggs).unwrap_or_default();
+            let name = |i: usize| scope.columns[i].name.clone();
+            let mut columns: Vec<Column> = keys
+                .iter()
+                .map(|k| Column::new(show(k, &name, &|s| format!("@{s}")), k.ty))
+                .collect();
+            columns.extend(aggs.iter().map(|a| Column::new(a.to_string(), a.ty)));
+            plan = LogicalPlan::Aggregate {
+                input: plan.boxed(),
+                keys,
+                aggs,
+                columns,
+            };
+            if let Some(h) = having {
+                plan = LogicalPlan::Filter {
+                    input: plan.boxed(),
+                    predicate: h.refs_to_cols(),
+                };
+            }
+            select = post_items
+                .into_iter()
+                .map(|(n, e)| (n, e.refs_to_cols()))
+                .collect();
+            for k in &mut order_keys {
+                k.expr = std::mem::replace(
+                    &mut k.expr,
+                    TExpr::lit(crate::value::Value::Null, crate::value::LType::Null),
+                )
+                .refs_to_cols();
+            }
+        }
+
+        match distinct {
+            Distinct::No => {
+                if !order_keys.is_empty() {
+                    plan = LogicalPlan::Sort {
+                        input: plan.boxed(),
+                        keys: order_keys,
+                    };
+                }
+                let plan = project(plan, select);
+                Ok(limits.apply(plan))
+            }
+            Distinct::All => {
+                let plan = project(plan, select.clone());
+                let plan = LogicalPlan::Distinct {
+                    input: plan.boxed(),
+                };
+                let keys = distinct_order(order, &items, &select, &scope, &aliases, is_agg)?;
+                let plan = if keys.is_empty() {
+                    plan
+                } else {
+                    LogicalPlan::Sort {
+                        input: plan.boxed(),
+                        keys,
+                    }
+                };
+                Ok(limits.apply(plan))
+            }
+            Distinct::On(on) => {
+                if is_agg {
+                    return unsupported("DISTINCT ON with GROUP BY or aggregates");
+                }
+                self.distinct_on(plan, select, on, order, &items, &scope, &aliases, limits)
+            }
+        }
+    }
+
+    /// `SELECT DISTINCT ON (on) ... ORDER BY ...`: the select list plus the
+    /// ON expressions and ORDER BY keys as hidden columns, the first row of
+    /// each ON group in ORDER BY's order, then the hidden columns dropped.
+    #[allow(clippy::too_many_arguments)]
+    fn distinct_on(
+        &mut self,
+        plan: LogicalPlan,
+        select: Vec<(String, TExpr)>,
+        on: &[SqlExpr],
+        order: &OrderSpec,
+        items: &[Item],
+        scope: &Scope,
+        aliases: &[(String, SqlExpr)],
+        limits: Limits,
+    ) -> Result<LogicalPlan> {
+        let mut b = ExprBinder::new(scope).with_aliases(aliases);
+        let mut on_exprs = Vec::new();
+        for e in on {
+            on_exprs.push(match ordinal(e, items.len(), "DISTINCT ON")? {
+                Some(i) => select[i].1.clone(),
+                None => b.expr(e)?,
+            });
+        }
+        let order_keys = resolve_order(order, items, &select, &mut |e| b.expr(e))?;
+        let width = select.len();
+        let mut all = select.clone();
+        let mut on_cols = Vec::new();
+        for (k, e) in on_exprs.into_iter().enumerate() {
+            on_cols.push(col(all.len(), e.ty));
+            all.push((format!("#on{k}"), e));
+        }
+        let mut keys = Vec::new();
+        for (k, o) in order_keys.into_iter().enumerate() {
+            keys.push(OrderKey {
+                expr: col(all.len(), o.expr.ty),
+                desc: o.desc,
+                nulls_first: o.nulls_first,
+            });
+            all.push((format!("#order{k}"), o.expr));
+        }
+        let mut plan = project(plan, all);
+        plan = LogicalPlan::DistinctOn {
+            input: plan.boxed(),
+            on: on_cols,
+            order: keys.clone(),
+        };
+        if !keys.is_empty() {
+            plan = LogicalPlan::Sort {
+                input: plan.boxed(),
+                keys,
+            };
+        }
+        plan = limits.apply(plan);
+        let visible: Vec<(String, TExpr)> = select
+            .iter()
+            .enumerate()
+            .map(|(i, (n, e))| (n.clone(), col(i, e.ty)))
+            .collect();
+        debug_assert_eq!(visible.len(), width);
+        Ok(project(plan, visible))
+    }
+}
+
+/// Where a group key comes from.
+enum KeySource<'a> {
+    /// A select item (by position or alias).
+    Item(&'a Item),
+    /// An expression written in GROUP BY.
+    Sql(&'a SqlExpr),
+}
+
+fn ident_of(e: &SqlExpr) -> Option<String> {
+    match e {
+        SqlExpr::Identifier(i) => Some(i.value.clone()),
+        _ => None,
+    }
+}
+
+/// The select items bound by `b`.
+fn bind_items(items: &[Item], b: &mut ExprBinder) -> Result<Vec<(String, TExpr)>> {
+    let mut out = Vec::with_capacity(items.len());
+    for it in items {
+        let e = match &it.expr {
+            ItemExpr::Column(c) => col(*c, b.scope.columns[*c].ty),
+            ItemExpr::Sql(e) => b.expr(e)?,
+        };
+        out.push((it.name.clone(), e));
+    }
+    Ok(out)
+}
+
+/// An expression bound over the FROM scope with aggregates as slots,
+/// rewritten over the aggregation's output: group key subtrees become
+/// slots too, and a column left over is an error.
+fn over_groups(e: TExpr, keys: &[TExpr], scope: &Scope) -> Result<TExpr> {
+    let t = replace_keys(e, keys);
+    let mut bad = None;
+    t.walk(&mut |x| {
+        if let ExprKind::Col(c) = x.kind {
+            bad.get_or_insert(c);
+        }
+    });
+    match bad {
+        Some(c) => invalid(format!(
+            "column {:?} must appear in the GROUP BY clause or be used in an aggregate function",
+            scope.columns.get(c).map_or("?", |c| c.name.as_str())
+        )),
+        None => Ok(t),
+    }
+}
+
+/// ORDER BY keys over the same input as `select`: a position or an alias
+/// takes the select item's expression; anything else is bound by `bind`.
+fn resolve_order(
+    order: &OrderSpec,
+    items: &[Item],
+    select: &[(String, TExpr)],
+    bind: &mut dyn FnMut(&SqlExpr) -> Result<TExpr>,
+) -> Result<Vec<OrderKey>> {
+    match order {
+        OrderSpec::None => Ok(Vec::new()),
+        OrderSpec::All(opts) => {
+            let (desc, nulls_first) = order_options(opts)?;
+            Ok(select
+                .iter()
+                .map(|(_, e)| OrderKey {
+                    expr: e.clone(),
+                    desc,
+                    nulls_first,
+                })
+                .collect())
+        }
+        OrderSpec::Exprs(exprs) => {
+            let mut keys = Vec::with_capacity(exprs.len());
+            for o in *exprs {
+                let e = if let Some(i) = ordinal(&o.expr, items.len(), "ORDER BY")? {
+                    select[i].1.clone()
+                } else if let Some(i) = alias_position(&o.expr, items) {
+                    select[i].1.clone()
+                } else {
+                    bind(&o.expr)?
+                };
+                keys.push(order_key(e, o)?);
+            }
+            Ok(keys)
+        }
+    }
+}
+
+/// The select item an unqualified name in ORDER BY refers to by its alias.
+fn alias_position(e: &SqlExpr, items: &[Item]) -> Option<usize> {
+    let n = ident_of(e)?;
+    items
+        .iter()
+        .position(|i| i.aliased && i.name == n)
+        .or_else(|| {
+            items
+                .iter()
+                .position(|i| i.aliased && i.name.eq_ignore_ascii_case(&n))
+        })
+}
+
+/// ORDER BY of a `SELECT DISTINCT`: over the distinct rows, so each key
+/// must be a select item (by position, alias or equal expression).
+fn distinct_order(
+    order: &OrderSpec,
+    items: &[Item],
+    select: &[(String, TExpr)],
+    scope: &Scope,
+    aliases: &[(String, SqlExpr)],
+    is_agg: bool,
+) -> Result<Vec<OrderKey>> {
+    let out_col = |i: usize| col(i, select[i].1.ty);
+    match order {
+        OrderSpec::None => Ok(Vec::new()),
+        OrderSpec::All(opts) => {
+            let (desc, nulls_first) = order_options(opts)?;
+            Ok((0..select.len())
+                .map(|i| OrderKey {
+                    expr: out_col(i),
+                    desc,
+                    nulls_first,
+                })
+                .collect())
+        }
+        OrderSpec::Exprs(exprs) => {
+            let mut keys = Vec::new();
+            for o in *exprs {
+                let pos = match ordinal(&o.expr, items.len(), "ORDER BY")? {
+                    Some(i) => Some(i),
+                    None => match alias_position(&o.expr, items) {
+                        Some(i) => Some(i),
+                        None if is_agg => None,
+                        None => {
+                            let e = ExprBinder::new(scope).with_aliases(aliases).expr(&o.expr)?;
+                            select.iter().position(|(_, s)| *s == e)
+                        }
+                    },
+                };
+                let Some(i) = pos else {
+                    return Err(EngineError::Invalid(format!(
+                        "for SELECT DISTINCT, ORDER BY expressions must appear in the select list ({})",
+                        expr_name(&o.expr)
+                    )));
+                };
+                keys.push(order_key(out_col(i), o)?);
+            }
+            Ok(keys)
+        }
+    }
+}
+
+/// A projection of `select` (name, expression over `plan`'s columns).
+fn project(plan: LogicalPlan, select: Vec<(String, TExpr)>) -> LogicalPlan {
+    let columns = select
+        .iter()
+        .map(|(n, e)| Column::new(n.clone(), e.ty))
+        .collect();
+    LogicalPlan::Project {
+        input: plan.boxed(),
+        exprs: select.into_iter().map(|(_, e)| e).collect(),
+        columns,
+    }
+}

@@ -1,0 +1,6 @@
+//! SQL text to a bound query: parsing (once per query), the FROM clause's
+//! table references, and binding to a logical plan.
+
+pub mod bind;
+pub mod parse;
+pub mod table_ref;
