@@ -1,6 +1,8 @@
 //! Runs the `.slt` files under tests/slt (expected results produced by
 //! DuckDB, see gen_slt.py) against strata tables built from tests/data at
-//! block sizes 3, 1000 and 2^19, with 1 and 4 threads.
+//! block sizes 3, 1000 and 2^19, with all rules on (1 and 4 threads) and
+//! all rules off. `explain` records assert lines of a query's EXPLAIN (with
+//! the rules on), so a rule that stops firing fails.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -252,6 +254,14 @@ enum Record {
         sql: String,
         needle: String,
     },
+    /// `explain`: each expected line must occur in some line of the
+    /// query's EXPLAIN (with the rules on): a rule that stops firing
+    /// fails the test.
+    Explain {
+        line: usize,
+        sql: String,
+        expected: Vec<String>,
+    },
 }
 
 fn parse_slt(text: &str) -> Vec<Record> {
@@ -283,6 +293,27 @@ fn parse_slt(text: &str) -> Vec<Record> {
                 sql: sql.join("\n"),
                 rowsort,
                 anyof,
+                expected,
+            });
+        } else if l == "explain" {
+            let start = i + 1;
+            i += 1;
+            let mut sql = Vec::new();
+            while i < lines.len() && lines[i] != "----" && !lines[i].trim().is_empty() {
+                sql.push(lines[i]);
+                i += 1;
+            }
+            let mut expected = Vec::new();
+            if i < lines.len() && lines[i] == "----" {
+                i += 1;
+                while i < lines.len() && !lines[i].trim().is_empty() {
+                    expected.push(lines[i].trim().to_string());
+                    i += 1;
+                }
+            }
+            out.push(Record::Explain {
+                line: start,
+                sql: sql.join("\n"),
                 expected,
             });
         } else if let Some(rest) = l.strip_prefix("statement error") {
@@ -350,7 +381,9 @@ fn slt_suite() {
                     let ctx = format!(
                         "{name}:{} (block {block_rows}, {} threads, rules {})",
                         match &rec {
-                            Record::Query { line, .. } | Record::Error { line, .. } => line,
+                            Record::Query { line, .. }
+                            | Record::Error { line, .. }
+                            | Record::Explain { line, .. } => line,
                         },
                         engine.threads(),
                         if *engine.rules() == RuleOptions::none() {
@@ -391,6 +424,29 @@ fn slt_suite() {
                                 failures.push(format!("{ctx}\n  {sql}\n  error: {e}"));
                             }
                         },
+                        Record::Explain { .. } if *engine.rules() == RuleOptions::none() => {}
+                        Record::Explain { sql, expected, .. } => {
+                            match engine.explain_in(&db, sql) {
+                                Ok(text) => {
+                                    let missing: Vec<&String> = expected
+                                        .iter()
+                                        .filter(|e| !text.lines().any(|l| l.contains(e.as_str())))
+                                        .collect();
+                                    if missing.is_empty() {
+                                        passed += 1;
+                                    } else {
+                                        failed += 1;
+                                        failures.push(format!(
+                                            "{ctx}\n  {sql}\n  missing from EXPLAIN: {missing:?}\n{text}"
+                                        ));
+                                    }
+                                }
+                                Err(e) => {
+                                    failed += 1;
+                                    failures.push(format!("{ctx}\n  EXPLAIN {sql}\n  error: {e}"));
+                                }
+                            }
+                        }
                         Record::Error { sql, needle, .. } => match engine.query_in(&db, sql) {
                             Err(e) if e.to_string().contains(needle.as_str()) => passed += 1,
                             other => {

@@ -46,6 +46,10 @@ pub trait Operator: Send + Sync + std::fmt::Debug {
     fn id(&self) -> usize;
     /// Computes its rows.
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch>;
+    /// More about how it runs, a line each (EXPLAIN).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A CTE's rows, once computed.

@@ -41,6 +41,25 @@ impl Operator for TableScan {
         s
     }
 
+    fn notes(&self) -> Vec<String> {
+        let Some(a) = &self.plan.agg else {
+            return Vec::new();
+        };
+        let table = &self.plan.query.table;
+        // Each block's grouping, with how many blocks use it.
+        let mut seen: Vec<(String, usize)> = Vec::new();
+        for b in 0..table.num_blocks() {
+            let s = a.passes[0].strategy(table, b);
+            match seen.iter_mut().find(|(x, _)| *x == s) {
+                Some((_, n)) => *n += 1,
+                None => seen.push((s, 1)),
+            }
+        }
+        seen.into_iter()
+            .map(|(s, n)| format!("grouping: {s} ({n} block{})", if n == 1 { "" } else { "s" }))
+            .collect()
+    }
+
     fn children(&self) -> Vec<&dyn Operator> {
         Vec::new()
     }

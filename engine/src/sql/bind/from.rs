@@ -4,7 +4,7 @@
 
 use sqlparser::ast as sql;
 
-use super::query::rename_columns;
+use super::query::{dedup_names, rename_columns};
 use super::Binder;
 use crate::error::{unsupported, Result};
 use crate::plan::{Column, LogicalPlan, TableQuery};
@@ -86,6 +86,7 @@ impl Binder<'_> {
                 }
                 let plan = self.nested(|b| b.bind_query(subquery))?;
                 let mut columns = plan.columns();
+                dedup_names(&mut columns);
                 let qualifier = alias.as_ref().map(|a| a.name.value.clone());
                 if let Some(a) = alias {
                     rename_columns(&mut columns, &a.columns, &a.name.value)?;

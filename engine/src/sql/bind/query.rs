@@ -183,6 +183,7 @@ impl Binder<'_> {
             }
             let plan = self.nested(|b| b.bind_query(&cte.query))?;
             let mut columns = plan.columns();
+            dedup_names(&mut columns);
             rename_columns(&mut columns, &cte.alias.columns, &name)?;
             for c in &mut columns {
                 c.qualifier = Some(name.clone());
@@ -351,6 +352,22 @@ impl Binder<'_> {
                     .find(|c| c.name.eq_ignore_ascii_case(name))
             })
             .map(|c| (c.id, c.columns.clone()))
+    }
+}
+
+/// Gives repeated column names of a subquery's output DuckDB's suffixes:
+/// the second `a` becomes `a_1`, the third `a_2` (names compare ignoring
+/// case).
+pub(crate) fn dedup_names(columns: &mut [Column]) {
+    let mut seen: Vec<String> = Vec::with_capacity(columns.len());
+    for c in columns.iter_mut() {
+        let base = c.name.clone();
+        let mut n = 0;
+        while seen.iter().any(|s| s.eq_ignore_ascii_case(&c.name)) {
+            n += 1;
+            c.name = format!("{base}_{n}");
+        }
+        seen.push(c.name.clone());
     }
 }
 
