@@ -1,89 +1,6 @@
 -- The small tables the queries read, as the .slt files create them (see SOURCE.txt),
 -- in DuckDB's dialect; written by extract.py. Header: -- @table <id> name=<name>.
 
--- @table test@select.slt:100 name=test
-CREATE TABLE test (c1 BIGINT NOT NULL,
-  c2 BIGINT NOT NULL,
-  c3 BOOLEAN NOT NULL);
-INSERT INTO test VALUES (0, 1, false),
-(0, 10, true),
-(0, 2, true),
-(0, 3, false),
-(0, 4, true),
-(0, 5, false),
-(0, 6, true),
-(0, 7, false),
-(0, 8, true),
-(0, 9, false),
-(1, 1, false),
-(1, 10, true),
-(1, 2, true),
-(1, 3, false),
-(1, 4, true),
-(1, 5, false),
-(1, 6, true),
-(1, 7, false),
-(1, 8, true),
-(1, 9, false),
-(2, 1, false),
-(2, 10, true),
-(2, 2, true),
-(2, 3, false),
-(2, 4, true),
-(2, 5, false),
-(2, 6, true),
-(2, 7, false),
-(2, 8, true),
-(2, 9, false),
-(3, 1, false),
-(3, 10, true),
-(3, 2, true),
-(3, 3, false),
-(3, 4, true),
-(3, 5, false),
-(3, 6, true),
-(3, 7, false),
-(3, 8, true),
-(3, 9, false);
-
--- @table foo@select.slt:470 name=foo
-CREATE TABLE foo AS SELECT * FROM (VALUES
-(1, 2),
-(3, 4),
-(5, 6)) AS v(column1, column2);
-
--- @table select_between_data@select.slt:801 name=select_between_data
-CREATE TABLE select_between_data (c1 bigint);
-INSERT INTO select_between_data values (1), (2), (3), (4);
-
--- @table case_sensitive_table@select.slt:1043 name=case_sensitive_table
-CREATE TABLE case_sensitive_table ("INT32" int);
-INSERT INTO case_sensitive_table VALUES (1), (2), (3), (4), (5);
-
--- @table table1@select.slt:1103 name=table1
-CREATE TABLE table1 (a int,
-  b int,
-  c int,
-  d int);
-INSERT INTO table1 values
-  (1, 10, 100, 1000),
-  (2, 20, 200, 2000);
-
--- @table t@select.slt:1395 name=t
-CREATE TABLE t (x bigint, y bigint);
-INSERT INTO t values (1,2), (1,3);
-
--- @table t@select.slt:1444 name=t
-CREATE TABLE t (x int, y int);
-INSERT INTO t values (1,1), (2,2), (3,3), (0,0), (4,0);
-
--- @table test@select.slt:1560 name=test
-CREATE TABLE test (i INT);
-INSERT INTO test VALUES (1), (2), (3);
-
--- @table t@select.slt:1599 name=t
-CREATE TABLE t (a int, b int);
-
 -- @table t@aggregate.slt:945 name=t
 CREATE TABLE t (a DOUBLE,
   b BIGINT,
@@ -442,11 +359,11 @@ INSERT INTO d_table values
 -- @table test_table@aggregate.slt:6320 name=test_table
 CREATE TABLE test_table (c1 INT, c2 INT, c3 INT);
 INSERT INTO test_table VALUES
- (1, 10, 50),
- (1, 20, 60),
- (2, 10, 70),
- (2, 20, 80),
- (3, 10, NULL);
+  (1, 10, 50),
+  (1, 20, 60),
+  (2, 10, 70),
+  (2, 20, 80),
+  (3, 10, NULL);
 
 -- @table test_decimal_table@aggregate.slt:6466 name=test_decimal_table
 CREATE TABLE test_decimal_table (c1 INT, c2 DECIMAL(5, 2), c3 DECIMAL(5, 1), c4 DECIMAL(5, 1));
@@ -546,4 +463,217 @@ INSERT INTO stream_test VALUES
 (1, 1.0, 1.0, 1, true, 'a'), (1, 2.0, 2.0, 2, true, 'b'),
 (2, 1.0, 5.0, 3, false, 'c'), (2, 2.0, 5.0, 4, true, 'd'),
 (3, 1.0, 1.0, 7, false, 'e'), (3, 2.0, 2.0, 8, false, 'f');
+
+-- @table aggregate_test_100_bool@aggregate_skip_partial.slt:51 name=aggregate_test_100_bool
+CREATE TABLE aggregate_test_100_bool (v1 VARCHAR NOT NULL,
+  v2 BOOLEAN,
+  v3 BOOLEAN);
+INSERT INTO aggregate_test_100_bool SELECT
+  c1 as v1,
+  CASE WHEN c2 > 3 THEN TRUE WHEN c2 > 1 THEN FALSE ELSE NULL END as v2,
+  CASE WHEN c1='a' OR c1='b' THEN TRUE WHEN c1='c' OR c1='d' THEN FALSE ELSE NULL END as v3
+FROM aggregate_test_100;
+
+-- @table aggregate_test_100_null@aggregate_skip_partial.slt:258 name=aggregate_test_100_null
+CREATE TABLE aggregate_test_100_null (c2  TINYINT NOT NULL,
+  c5  INT NOT NULL,
+  c3  SMALLINT,
+  c11 FLOAT);
+INSERT INTO aggregate_test_100_null SELECT
+  c2,
+  c5,
+  CASE WHEN c1 = 'e' THEN NULL ELSE c3 END as c3,
+  CASE WHEN c1 = 'a' THEN NULL ELSE c11 END as c11
+FROM aggregate_test_100;
+
+-- @table bool_aggregate_functions@aggregate_skip_partial.slt:780 name=bool_aggregate_functions
+CREATE TABLE bool_aggregate_functions (c1 boolean not null,
+  c2 boolean not null,
+  c3 boolean not null,
+  c4 boolean not null,
+  c5 boolean,
+  c6 boolean,
+  c7 boolean,
+  c8 boolean);
+INSERT INTO bool_aggregate_functions values
+  (true, true, false, false, true, true, null, null),
+  (true, false, true, false, false, null, false, null),
+  (true, true, false, false, null, true, false, null);
+
+-- @table agg_order_by_t@aggregate_skip_partial.slt:841 name=agg_order_by_t
+CREATE TABLE agg_order_by_t (g INT, v DOUBLE, i BIGINT);
+INSERT INTO agg_order_by_t VALUES
+(1, 1.0, 1),
+(1, 3.0, 3),
+(2, 5.0, 5),
+(2, 7.0, 7),
+(2, 9.0, 9);
+
+-- @table t1@limit.slt:301 name=t1
+CREATE TABLE t1 (a INT);
+INSERT INTO t1 VALUES(1),(2),(3),(4),(5),(6),(7),(8),(9),(10);
+
+-- @table t15@limit.slt:455 name=t15
+CREATE TABLE t15 (i BIGINT);
+INSERT INTO t15 VALUES (1);
+INSERT INTO t15 VALUES (1), (2);
+INSERT INTO t15 VALUES (1), (2), (3);
+INSERT INTO t15 VALUES (1), (2), (3), (4);
+INSERT INTO t15 VALUES (1), (2), (3), (4), (5);
+
+-- @table testsubquerylimit@limit.slt:715 name=testsubquerylimit
+CREATE TABLE testSubQueryLimit (a int, b int);
+INSERT INTO testSubQueryLimit values (1,2), (2,3), (3,4);
+
+-- @table foo@order.slt:377 name=foo
+CREATE TABLE foo AS SELECT * FROM (values (1, 2), (3, 4), (5, 6)) AS v(column1, column2);
+
+-- @table t1@order.slt:778 name=t1
+CREATE TABLE t1 (id INT,
+  name TEXT);
+INSERT INTO t1 VALUES
+(2, 'a'),
+(4, 'b'),
+(9, 'c'),
+(3, 'd'),
+(4, 'e');
+
+-- @table foo@order.slt:915 name=foo
+CREATE TABLE foo AS SELECT * FROM (values (2, [0]), (4, [1]), (2, [6]), (1, [2, 5]), (0, [3]), (3, [4]), (2, [2, 5]), (2, [7])) AS v(column1, column2);
+
+-- @table ambiguity_test@order.slt:1064 name=ambiguity_test
+CREATE TABLE ambiguity_test (a int, b int);
+INSERT INTO ambiguity_test values (1,20), (2,10);
+
+-- @table t@order.slt:1084 name=t
+CREATE TABLE t (a0 int, a int, b int, c int);
+INSERT INTO t values (1, 2, 3, 4), (5, 6, 7, 8);
+
+-- @table addresses@order.slt:1487 name=addresses
+CREATE TABLE addresses AS SELECT '123 Quack Blvd' AS address, 'DuckTown' AS city, '11111' AS zip
+    UNION ALL
+    SELECT '111 Duck Duck Goose Ln', 'DuckTown', '11111'
+    UNION ALL
+    SELECT '111 Duck Duck Goose Ln', 'Duck Town', '11111'
+    UNION ALL
+    SELECT '111 Duck Duck Goose Ln', 'Duck Town', '11111-0001';
+
+-- @table test@predicates.slt:139 name=test
+CREATE TABLE test AS SELECT * FROM (VALUES('foo'),('bar'),(NULL),('fazzz')) AS v(column1);
+
+-- @table test@predicates.slt:194 name=test
+CREATE TABLE test AS SELECT * FROM (VALUES('foo'),('Barrr'),('Bazzz'),('ZZZZZ')) AS v(column1);
+
+-- @table test_regex_utf8view@predicates.slt:218 name=test_regex_utf8view
+CREATE TABLE test_regex_utf8view (s VARCHAR);
+INSERT INTO test_regex_utf8view VALUES ('foo'), ('Bazzz');
+
+-- @table test@predicates.slt:412 name=test
+CREATE TABLE test AS SELECT * FROM (VALUES('foo'),('bar'),('fazzz')) AS v(column1);
+
+-- @table test_float@predicates.slt:442 name=test_float
+CREATE TABLE test_float AS SELECT * FROM (VALUES
+ ('a', 1.2, 2.3, 1.2, -3.5, 1.1),
+ ('b', 2.1, 'NaN'::double, -1.7, -8.2, NULL),
+ ('c', NULL, NULL, '-NaN'::double, -5.4, 1.5),
+ ('d', 'NaN'::double, 'NaN'::double, 1.1, '-NaN'::double, NULL),
+ ('e', '-NaN'::double, 6.2, 'NaN'::double, -3.3, 5.6)) AS v(column1, column2, column3, column4, column5, column6);
+
+-- @table t@predicates.slt:636 name=t
+CREATE TABLE t (i integer, s VARCHAR, b boolean);
+INSERT INTO t VALUES
+ (1,    'One', true),
+ (2,    'Two', false),
+ (NULL, NULL,  NULL),
+ (4,    'Four', false);
+
+-- @table t@predicates.slt:929 name=t
+CREATE TABLE t (x int);
+INSERT INTO t values (1), (2), (3);
+
+-- @table test@select.slt:100 name=test
+CREATE TABLE test (c1 BIGINT NOT NULL,
+  c2 BIGINT NOT NULL,
+  c3 BOOLEAN NOT NULL);
+INSERT INTO test VALUES (0, 1, false),
+(0, 10, true),
+(0, 2, true),
+(0, 3, false),
+(0, 4, true),
+(0, 5, false),
+(0, 6, true),
+(0, 7, false),
+(0, 8, true),
+(0, 9, false),
+(1, 1, false),
+(1, 10, true),
+(1, 2, true),
+(1, 3, false),
+(1, 4, true),
+(1, 5, false),
+(1, 6, true),
+(1, 7, false),
+(1, 8, true),
+(1, 9, false),
+(2, 1, false),
+(2, 10, true),
+(2, 2, true),
+(2, 3, false),
+(2, 4, true),
+(2, 5, false),
+(2, 6, true),
+(2, 7, false),
+(2, 8, true),
+(2, 9, false),
+(3, 1, false),
+(3, 10, true),
+(3, 2, true),
+(3, 3, false),
+(3, 4, true),
+(3, 5, false),
+(3, 6, true),
+(3, 7, false),
+(3, 8, true),
+(3, 9, false);
+
+-- @table foo@select.slt:470 name=foo
+CREATE TABLE foo AS SELECT * FROM (VALUES
+(1, 2),
+(3, 4),
+(5, 6)) AS v(column1, column2);
+
+-- @table select_between_data@select.slt:801 name=select_between_data
+CREATE TABLE select_between_data (c1 bigint);
+INSERT INTO select_between_data values (1), (2), (3), (4);
+
+-- @table case_sensitive_table@select.slt:1043 name=case_sensitive_table
+CREATE TABLE case_sensitive_table ("INT32" int);
+INSERT INTO case_sensitive_table VALUES (1), (2), (3), (4), (5);
+
+-- @table table1@select.slt:1103 name=table1
+CREATE TABLE table1 (a int,
+  b int,
+  c int,
+  d int);
+INSERT INTO table1 values
+  (1, 10, 100, 1000),
+  (2, 20, 200, 2000);
+
+-- @table t@select.slt:1395 name=t
+CREATE TABLE t (x bigint, y bigint);
+INSERT INTO t values (1,2), (1,3);
+
+-- @table t@select.slt:1444 name=t
+CREATE TABLE t (x int, y int);
+INSERT INTO t values (1,1), (2,2), (3,3), (0,0), (4,0);
+
+-- @table test@select.slt:1560 name=test
+CREATE TABLE test (i INT);
+INSERT INTO test VALUES (1), (2), (3);
+
+-- @table t@select.slt:1599 name=t
+CREATE TABLE t (a int, b int);
+
+-- @table t@union.slt:169 name=t
+CREATE TABLE t AS SELECT 1 as a;
 
