@@ -3,14 +3,22 @@
 
 Two commands, each writing one JSON document to --out (stdout stays free for the engines):
 
-  run  --engine duckdb|clickhouse [--table NAME] (--parquet FILE | --tsv FILE | --csv FILE...)
+  run  --engine duckdb|clickhouse [--table NAME]
+       (--parquet FILE | --tsv FILE | --csv FILE... | --tables-json FILE)
        --create FILE --queries FILE --workdir DIR [--runs R] [--threads N] [--only 1,2,...]
        --out FILE
       Loads the data into a fresh native table NAME (default hits; DuckDB: a database file; chDB:
       a MergeTree table with the --create file's ORDER BY key; CSV files have no header and
-      empty fields for NULL), runs every query R times and reports
+      empty fields for NULL) or, with --tables-json ([{"name", "parquet": [FILE...]}], DuckDB
+      only), every listed table from its Parquet files as they are, into the tables the
+      --create statements make (NAME names the database file); runs every query (--queries:
+      one per line, or a .json array of strings) R times and reports
       {"engine", "version", "load_time", "data_size", "peak_rss", "queries": [{"times": [...],
       "columns": [...], "rows": [[str, ...]], "error": str|null}]}.
+
+  once --db FILE --sql FILE [--threads N]
+      Opens the DuckDB database FILE read-only, runs the query in --sql and fetches its answer:
+      one query in a new process, for `--fresh` timings.
 
   full --db FILE --spec FILE --out FILE
       Opens the DuckDB database left by `run` and runs each query of --spec ([{"sql", "rows"}]:
@@ -24,6 +32,17 @@ Two commands, each writing one JSON document to --out (stdout stays free for the
       {"runs": [{"name", "load", "first", "hot", "answer", "error"}]}: seconds (load: building the
       native table; first: first query; hot: best of R more) and the answer line formatted from
       exact decimals (min/mean/max, mean rounded half up, never -0.0).
+
+  serve [--threads N]
+      A DuckDB session (in memory) answering JSON requests, one per line on stdin, one JSON
+      reply per line on stdout, for `strata-bench peer-suite`:
+        {"op": "exec", "sql", "schema"?}            -> {"error"}
+        {"op": "query", "sql", "schema"?}           -> {"columns", "types", "rows", "error"}
+        {"op": "export", "table", "schema", "path"} -> {"columns": [[name, type]], "error"}
+      "schema" is the default schema for the request (default main); "rows" hold one cell per
+      column: null or [tag, text] with tag int, float, decimal, bool, str, date, timestamp,
+      time, blob or other (text exact: floats as the shortest repr that round-trips).
+      "export" writes the table as CSV with a header line (COPY ... TO).
 
   check
       Exit status 0 when duckdb and chdb import; prints what is missing otherwise.
@@ -103,6 +122,8 @@ def peak_rss_bytes():
 
 def read_queries(path):
     with open(path, encoding="utf-8") as f:
+        if path.endswith(".json"):
+            return json.load(f)
         return [line.strip() for line in f if line.strip()]
 
 
@@ -137,6 +158,14 @@ class DuckDb:
         self.con = duckdb.connect(self.path)
         if threads:
             self.con.execute(f"SET threads = {int(threads)}").fetchall()
+
+    def load_tables(self, create_sql, tables):
+        """The tables of `tables` ([{"name", "parquet": [paths]}]) from their Parquet files."""
+        self.con.execute(create_sql).fetchall()
+        for t in tables:
+            files = ", ".join("'" + p.replace("'", "''") + "'" for p in t["parquet"])
+            self.con.execute(f'INSERT INTO "{t["name"]}" SELECT * FROM read_parquet([{files}])').fetchall()
+        self.con.execute("CHECKPOINT").fetchall()
 
     def load(self, parquet, create_sql, tsv=False, csv=None):
         self.con.execute(create_sql).fetchall()
@@ -283,12 +312,22 @@ def cmd_run(args):
         create_sql = f.read()
     queries = read_queries(args.queries)
     eng = engine_cls(args.workdir, args.threads, args.table)
-    csv = [os.path.abspath(p) for p in args.csv] if args.csv else None
-    parquet = os.path.abspath(args.parquet or args.tsv) if not csv else None
     only = {int(x) for x in args.only.split(",") if x} if args.only else None
-    progress(f"[{args.engine}] loading {parquet or ', '.join(csv)}")
     t0 = time.perf_counter()
-    eng.load(parquet, create_sql, tsv=args.tsv is not None, csv=csv)
+    if args.tables_json:
+        if not hasattr(eng, "load_tables"):
+            raise SystemExit(f"{args.engine}: --tables-json is not supported")
+        with open(args.tables_json, encoding="utf-8") as f:
+            tables = json.load(f)
+        progress(f"[{args.engine}] loading {', '.join(t['name'] for t in tables)}")
+        t0 = time.perf_counter()
+        eng.load_tables(create_sql, tables)
+    else:
+        csv = [os.path.abspath(p) for p in args.csv] if args.csv else None
+        parquet = os.path.abspath(args.parquet or args.tsv) if not csv else None
+        progress(f"[{args.engine}] loading {parquet or ', '.join(csv)}")
+        t0 = time.perf_counter()
+        eng.load(parquet, create_sql, tsv=args.tsv is not None, csv=csv)
     load_time = time.perf_counter() - t0
     size = eng.data_size()
     progress(f"[{args.engine}] loaded in {load_time:.2f} s, {size / 1048576:.1f} MiB")
@@ -511,6 +550,84 @@ def cmd_brc(args):
     write_json(args.out, {"runs": runs})
 
 
+def typed_cell(v):
+    """A DuckDB value as [tag, text] (None for NULL) for the typed comparison of `serve`."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return ["bool", "true" if v else "false"]
+    if isinstance(v, int):
+        return ["int", str(v)]
+    if isinstance(v, float):
+        return ["float", repr(v)]
+    if isinstance(v, decimal.Decimal):
+        return ["decimal", format(v, "f")]
+    if isinstance(v, str):
+        return ["str", v]
+    if isinstance(v, datetime.datetime):
+        return ["timestamp", v.isoformat(sep=" ")]
+    if isinstance(v, datetime.date):
+        return ["date", v.isoformat()]
+    if isinstance(v, datetime.time):
+        return ["time", v.isoformat()]
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return ["blob", bytes(v).hex()]
+    return ["other", json.dumps(v, default=str, ensure_ascii=False)]
+
+
+def cmd_serve(args):
+    import duckdb
+
+    con = duckdb.connect()
+    if args.threads:
+        con.execute(f"SET threads = {int(args.threads)}").fetchall()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            schema = req.get("schema") or "main"
+            con.execute(f"SET schema = '{schema}'")
+            op = req.get("op")
+            if op == "exec":
+                con.execute(req["sql"])
+                reply = {"error": None}
+            elif op == "query":
+                cur = con.execute(req["sql"])
+                rows = cur.fetchall()
+                desc = cur.description or []
+                reply = {
+                    "columns": [d[0] for d in desc],
+                    "types": [str(d[1]) for d in desc],
+                    "rows": [[typed_cell(v) for v in r] for r in rows],
+                    "error": None,
+                }
+            elif op == "export":
+                table = '"' + req["table"].replace('"', '""') + '"'
+                path = req["path"].replace("'", "''")
+                con.execute(f"COPY {schema}.{table} TO '{path}' (FORMAT csv, HEADER true)")
+                cols = con.execute(f"DESCRIBE {schema}.{table}").fetchall()
+                reply = {"columns": [[c[0], c[1]] for c in cols], "error": None}
+            else:
+                reply = {"error": f"unknown op {op!r}"}
+        except Exception as e:  # noqa: BLE001 - reported to the caller
+            text = str(e).strip()
+            reply = {"error": text.splitlines()[0] if text else repr(e)}
+        sys.stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+
+def cmd_once(args):
+    import duckdb
+
+    with open(args.sql, encoding="utf-8") as f:
+        sql = f.read()
+    con = duckdb.connect(args.db, read_only=True)
+    if args.threads:
+        con.execute(f"SET threads = {int(args.threads)}").fetchall()
+    con.execute(sql).fetchall()
+
+
 def cmd_check(_args):
     missing = []
     for mod in ("duckdb", "chdb"):
@@ -539,6 +656,7 @@ def main():
     src.add_argument("--parquet")
     src.add_argument("--tsv")
     src.add_argument("--csv", nargs="+")
+    src.add_argument("--tables-json")
     r.add_argument("--table", default="hits")
     r.add_argument("--only", help="1-based query numbers, comma-separated (default: all)")
     r.add_argument("--create", required=True)
@@ -547,6 +665,10 @@ def main():
     r.add_argument("--runs", type=int, default=3)
     r.add_argument("--threads", type=int, default=0)
     r.add_argument("--out", required=True)
+    o = sub.add_parser("once")
+    o.add_argument("--db", required=True)
+    o.add_argument("--sql", required=True)
+    o.add_argument("--threads", type=int, default=0)
     f = sub.add_parser("full")
     f.add_argument("--db", required=True)
     f.add_argument("--spec", required=True, help="JSON: [{sql, rows: strata's rows}]")
@@ -558,9 +680,12 @@ def main():
     b.add_argument("--threads", type=int, default=0)
     b.add_argument("--repeat", type=int, default=1)
     b.add_argument("--out", required=True)
+    sv = sub.add_parser("serve")
+    sv.add_argument("--threads", type=int, default=0)
     sub.add_parser("check")
     args = p.parse_args()
-    {"run": cmd_run, "full": cmd_full, "brc": cmd_brc, "check": cmd_check}[args.cmd](args)
+    {"run": cmd_run, "once": cmd_once, "full": cmd_full, "brc": cmd_brc, "serve": cmd_serve,
+     "check": cmd_check}[args.cmd](args)
 
 
 if __name__ == "__main__":

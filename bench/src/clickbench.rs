@@ -11,16 +11,19 @@ use strata_engine::value::civil_from_days;
 use anyhow::{bail, Context, Result};
 
 use crate::suite::json;
-use crate::suite::{file_stem, DataFormat, Dataset, EngineRun, Suite, SuiteArgs};
+use crate::suite::{
+    file_stem, DataFormat, Dataset, EngineRun, QueryText, Suite, SuiteArgs, SCORE_SHIFT,
+};
 
 /// ClickBench: 43 queries over `hits`.
 pub const CLICKBENCH: Suite = Suite {
     title: "ClickBench",
     table: "hits",
-    queries_duckdb: include_str!("../queries/queries-duckdb.sql"),
-    queries_clickhouse: include_str!("../queries/queries-clickhouse.sql"),
+    queries_duckdb: QueryText::Lines(include_str!("../queries/queries-duckdb.sql")),
+    queries_clickhouse: Some(include_str!("../queries/queries-clickhouse.sql")),
     create_duckdb: include_str!("../queries/create-duckdb.sql"),
-    create_clickhouse: include_str!("../queries/create-clickhouse.sql"),
+    create_clickhouse: Some(include_str!("../queries/create-clickhouse.sql")),
+    score_shift: SCORE_SHIFT,
 };
 
 /// Arguments of `strata-bench clickbench`.
@@ -52,7 +55,7 @@ pub fn run(args: &ClickbenchArgs) -> Result<()> {
     std::fs::create_dir_all(&args.workdir)
         .with_context(|| format!("creating the workdir {}", args.workdir.display()))?;
     let data = dataset(args)?;
-    let runs = crate::suite::run_suite(&CLICKBENCH, &args.common, &data, &args.workdir)?;
+    let runs = crate::suite::run_suite(&CLICKBENCH, &args.common, &data, &args.workdir, false)?;
     let strata = runs
         .iter()
         .find(|r| r.name == crate::suite::EngineName::Strata);
@@ -70,21 +73,23 @@ fn dataset(args: &ClickbenchArgs) -> Result<Dataset> {
         if !p.is_file() {
             bail!("--parquet {}: no such file", p.display());
         }
-        return Ok(Dataset {
-            paths: vec![std::fs::canonicalize(p)?],
-            format: DataFormat::Parquet,
-            stem: file_stem(p),
-        });
+        return Ok(Dataset::one(
+            &CLICKBENCH,
+            vec![std::fs::canonicalize(p)?],
+            DataFormat::Parquet,
+            file_stem(p),
+        ));
     }
     if let Some(p) = &args.tsv {
         if !p.is_file() {
             bail!("--tsv {}: no such file", p.display());
         }
-        return Ok(Dataset {
-            paths: vec![std::fs::canonicalize(p)?],
-            format: DataFormat::Tsv,
-            stem: file_stem(p),
-        });
+        return Ok(Dataset::one(
+            &CLICKBENCH,
+            vec![std::fs::canonicalize(p)?],
+            DataFormat::Tsv,
+            file_stem(p),
+        ));
     }
     let rows = args.rows.unwrap_or(1_000_000);
     let stem = format!("hits-{rows}");
@@ -104,11 +109,12 @@ fn dataset(args: &ClickbenchArgs) -> Result<Dataset> {
         })?;
         std::fs::rename(&tmp, &path)?;
     }
-    Ok(Dataset {
-        paths: vec![std::fs::canonicalize(&path)?],
-        format: DataFormat::Parquet,
+    Ok(Dataset::one(
+        &CLICKBENCH,
+        vec![std::fs::canonicalize(&path)?],
+        DataFormat::Parquet,
         stem,
-    })
+    ))
 }
 
 fn machine_description(threads: usize) -> String {
@@ -180,8 +186,11 @@ mod tests {
 
     #[test]
     fn the_shipped_suite_has_43_queries() {
-        assert_eq!(lines(CLICKBENCH.queries_duckdb).len(), 43);
-        assert_eq!(lines(CLICKBENCH.queries_clickhouse).len(), 43);
+        assert_eq!(CLICKBENCH.queries_duckdb.queries().len(), 43);
+        assert_eq!(
+            CLICKBENCH.queries_clickhouse.map_or(0, |q| lines(q).len()),
+            43
+        );
     }
 
     #[test]

@@ -5,8 +5,10 @@ use clap::{Parser, Subcommand};
 mod brc;
 mod clickbench;
 mod gen;
+mod peer_suite;
 mod suite;
 mod taxi;
+mod tpch;
 
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -44,6 +46,10 @@ enum Command {
     Brc(brc::BrcRunArgs),
     /// LocustDB's taxi queries on strata, side by side with DuckDB and ClickHouse (chDB).
     Taxi(taxi::TaxiRunArgs),
+    /// Queries from Apache DataFusion's test files, strata's answers checked against DuckDB's.
+    PeerSuite(peer_suite::PeerSuiteArgs),
+    /// The 22 TPC-H queries on strata, side by side with DuckDB (tpchgen-cli's data).
+    Tpch(tpch::TpchArgs),
 }
 
 #[derive(Subcommand)]
@@ -74,5 +80,7 @@ fn main() -> anyhow::Result<()> {
         Command::Clickbench(args) => clickbench::run(&args),
         Command::Brc(args) => brc::run(&args),
         Command::Taxi(args) => taxi::run(&args),
+        Command::PeerSuite(args) => peer_suite::run(&args),
+        Command::Tpch(args) => tpch::run(&args),
     }
 }

@@ -1,17 +1,21 @@
 //! A benchmark suite on strata, side by side with DuckDB and ClickHouse (chDB), with every
-//! answer checked against DuckDB's: the machinery behind `strata-bench clickbench` and
-//! `strata-bench taxi`.
+//! answer checked against DuckDB's: the machinery behind `strata-bench clickbench`,
+//! `strata-bench taxi` and `strata-bench tpch`.
 //!
-//! Steps: ingest the data set into a strata table with the suite's schema, run the queries
+//! Steps: ingest the data set into strata tables with the suite's schemas, run the queries
 //! `--runs` times, run the peers through `scripts/peers.py` (one Python process per engine, so
 //! each peak RSS is its own), check strata's answers against DuckDB's (see [`check`]), and
-//! print a table of hot times and ratios.
+//! print a table of hot times and ratios. With `--fresh`, each query also runs in a new
+//! process per run: the `strata query` CLI against a Python process that opens DuckDB's
+//! database file (see [`fresh`]).
 //!
 //! The suite's query and schema files and `peers.py` are compiled in and written to the
 //! workdir, so the binary works outside the repository.
 
 pub mod check;
+pub mod fresh;
 pub(crate) mod json;
+mod json_report;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -27,23 +31,48 @@ use self::json::Json;
 const PEERS_PY: &str = include_str!("../scripts/peers.py");
 
 /// ClickBench adds this to every time before taking ratios.
-const SCORE_SHIFT: f64 = 0.01;
+pub const SCORE_SHIFT: f64 = 0.01;
 
-/// A benchmark suite: one table, its schemas and its queries.
+/// A benchmark suite: its tables' schemas and its queries.
 #[derive(Clone, Copy, Debug)]
 pub struct Suite {
-    /// Name in the report ("ClickBench", "taxi").
+    /// Name in the report ("ClickBench", "taxi", "TPC-H").
     pub title: &'static str,
-    /// The table the queries read.
+    /// The name of the peers' databases, and the table of a one-table suite.
     pub table: &'static str,
-    /// The queries in DuckDB's (and strata's) dialect, one per line.
-    pub queries_duckdb: &'static str,
-    /// The same queries in ClickHouse's dialect.
-    pub queries_clickhouse: &'static str,
-    /// DuckDB's CREATE TABLE (also strata's schema).
+    /// The queries in DuckDB's (and strata's) dialect.
+    pub queries_duckdb: QueryText,
+    /// The same queries in ClickHouse's dialect, one per line; `None` when the suite does
+    /// not run on ClickHouse.
+    pub queries_clickhouse: Option<&'static str>,
+    /// DuckDB's CREATE TABLE statements, one per table (also strata's schemas).
     pub create_duckdb: &'static str,
-    /// ClickHouse's CREATE TABLE.
-    pub create_clickhouse: &'static str,
+    /// ClickHouse's CREATE TABLE, with the suite.
+    pub create_clickhouse: Option<&'static str>,
+    /// Added to every time before taking ratios: ClickBench's 10 ms, or 0 for plain ratios.
+    pub score_shift: f64,
+}
+
+/// How a suite's queries are written.
+#[derive(Clone, Copy, Debug)]
+pub enum QueryText {
+    /// One query per line.
+    Lines(&'static str),
+    /// One query per text (several lines each).
+    Files(&'static [&'static str]),
+}
+
+impl QueryText {
+    /// The queries, trimmed, without a trailing `;`.
+    pub fn queries(&self) -> Vec<String> {
+        match self {
+            QueryText::Lines(text) => lines(text),
+            QueryText::Files(texts) => texts
+                .iter()
+                .map(|t| t.trim().trim_end_matches(';').trim_end().to_string())
+                .collect(),
+        }
+    }
 }
 
 /// An engine to run.
@@ -95,6 +124,13 @@ pub struct SuiteArgs {
     /// stores it; by default strata keeps the input order, as DuckDB does.
     #[arg(long)]
     pub strata_sort: bool,
+    /// Also time each query in a new process per run: the `strata query` CLI against
+    /// a Python process that opens DuckDB's database file and runs it.
+    #[arg(long)]
+    pub fresh: bool,
+    /// The `strata` binary for `--fresh` (default: `strata` beside this program).
+    #[arg(long)]
+    pub strata_bin: Option<PathBuf>,
 }
 
 /// The format of a data set's files.
@@ -102,6 +138,8 @@ pub struct SuiteArgs {
 pub enum DataFormat {
     /// Apache Parquet (ClickBench's hits.parquet conventions).
     Parquet,
+    /// Apache Parquet loaded as it is (types from the files), any number of tables.
+    ParquetTables,
     /// Tab-separated, no header, `\N` for NULL.
     Tsv,
     /// Comma-separated, no header, empty field for NULL.
@@ -111,7 +149,7 @@ pub enum DataFormat {
 impl DataFormat {
     fn flag(self) -> &'static str {
         match self {
-            DataFormat::Parquet => "--parquet",
+            DataFormat::Parquet | DataFormat::ParquetTables => "--parquet",
             DataFormat::Tsv => "--tsv",
             DataFormat::Csv => "--csv",
         }
@@ -120,12 +158,34 @@ impl DataFormat {
 
 /// The input data set.
 pub struct Dataset {
-    /// The files (one table).
-    pub paths: Vec<PathBuf>,
+    /// The tables and their files.
+    pub tables: Vec<TableFiles>,
     /// Their format.
     pub format: DataFormat,
     /// A name for the workdir's subdirectories.
     pub stem: String,
+}
+
+/// One table's input files.
+pub struct TableFiles {
+    /// The table's name.
+    pub name: String,
+    /// Its files.
+    pub paths: Vec<PathBuf>,
+}
+
+impl Dataset {
+    /// A one-table data set (the suite's table).
+    pub fn one(suite: &Suite, paths: Vec<PathBuf>, format: DataFormat, stem: String) -> Dataset {
+        Dataset {
+            tables: vec![TableFiles {
+                name: suite.table.to_string(),
+                paths,
+            }],
+            format,
+            stem,
+        }
+    }
 }
 
 /// One engine's runs of one query.
@@ -173,29 +233,33 @@ pub struct EngineRun {
     pub queries: Vec<QueryRun>,
 }
 
-/// Runs `suite` on `data` in `workdir`; returns every engine's runs (strata's first, when
-/// it ran).
+/// Runs `suite` on `data` in `workdir` and prints the report (as JSON when `json`);
+/// returns every engine's runs (strata's first, when it ran).
 pub fn run_suite(
     suite: &Suite,
     args: &SuiteArgs,
     data: &Dataset,
     workdir: &Path,
+    json: bool,
 ) -> Result<Vec<EngineRun>> {
     std::fs::create_dir_all(workdir)
         .with_context(|| format!("creating the workdir {}", workdir.display()))?;
     let files = workdir.join("files");
     std::fs::create_dir_all(&files)?;
-    for (name, text) in [
-        ("queries-duckdb.sql", suite.queries_duckdb),
-        ("queries-clickhouse.sql", suite.queries_clickhouse),
-        ("create-duckdb.sql", suite.create_duckdb),
-        ("create-clickhouse.sql", suite.create_clickhouse),
-        ("peers.py", PEERS_PY),
-    ] {
+    let all_queries = suite.queries_duckdb.queries();
+    let mut texts: Vec<(&str, String)> = vec![
+        ("queries-duckdb.json", json_list(&all_queries)),
+        ("create-duckdb.sql", suite.create_duckdb.to_string()),
+        ("peers.py", PEERS_PY.to_string()),
+    ];
+    if let (Some(q), Some(c)) = (suite.queries_clickhouse, suite.create_clickhouse) {
+        texts.push(("queries-clickhouse.json", json_list(&lines(q))));
+        texts.push(("create-clickhouse.sql", c.to_string()));
+    }
+    for (name, text) in &texts {
         std::fs::write(files.join(name), text)
             .with_context(|| format!("writing {}", files.join(name).display()))?;
     }
-    let all_queries = lines(suite.queries_duckdb);
     let selected: Vec<usize> = if args.queries.is_empty() {
         (0..all_queries.len()).collect()
     } else {
@@ -218,6 +282,13 @@ pub fn run_suite(
 
     let mut engines: Vec<EngineName> = Vec::new();
     for &e in &args.engines {
+        if e == EngineName::Clickhouse && suite.queries_clickhouse.is_none() {
+            eprintln!(
+                "!! clickhouse skipped: the {} suite has no queries in its dialect",
+                suite.title
+            );
+            continue;
+        }
         if !engines.contains(&e) {
             engines.push(e);
         }
@@ -228,7 +299,7 @@ pub fn run_suite(
         .filter(|&e| e != EngineName::Strata)
         .collect();
     let peers = available_peers(&args.python, &peers_wanted);
-    if data.format != DataFormat::Parquet && !peers.is_empty() {
+    if matches!(data.format, DataFormat::Tsv | DataFormat::Csv) && !peers.is_empty() {
         eprintln!("note: peers load the text files with their own readers");
     }
 
@@ -248,9 +319,70 @@ pub fn run_suite(
         (Some(s), Some(d)) => check_all(&ctx, &files, &all_queries, &selected, s, d)?,
         _ => vec![None; all_queries.len()],
     };
-    let report = render(suite.title, &all_queries, &selected, &runs, &verdicts);
+    let fresh_runs = if args.fresh {
+        Some(fresh::run(&fresh::FreshCtx {
+            args,
+            files: &files,
+            strata_db: strata.map(|_| strata_db_dir(&ctx, data)),
+            duckdb_file: duck.map(|_| duckdb_file(&ctx)).transpose()?,
+            queries: &all_queries,
+            selected: &selected,
+            threads,
+        })?)
+    } else {
+        None
+    };
+    let report = if json {
+        json_report::report(
+            suite,
+            &all_queries,
+            &selected,
+            &runs,
+            &verdicts,
+            fresh_runs.as_ref(),
+        )
+    } else {
+        let mut text = render(suite, &all_queries, &selected, &runs, &verdicts);
+        if let Some(f) = &fresh_runs {
+            text.push_str(&fresh::render(f, &selected));
+        }
+        text
+    };
     println!("{report}");
     Ok(runs)
+}
+
+/// `items` as a JSON array of strings.
+fn json_list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|q| json::quote(q)).collect();
+    format!("[{}]", quoted.join(",\n"))
+}
+
+/// strata's database directory for `data`.
+fn strata_db_dir(ctx: &Ctx<'_>, data: &Dataset) -> PathBuf {
+    ctx.workdir.join("strata").join(&data.stem)
+}
+
+/// The DuckDB peer's database file.
+fn duckdb_file(ctx: &Ctx<'_>) -> Result<PathBuf> {
+    Ok(std::fs::canonicalize(ctx.workdir)?
+        .join("duckdb")
+        .join(format!("{}.duckdb", ctx.suite.table)))
+}
+
+/// The CREATE TABLE statements of `sql`, parsed.
+pub fn table_defs(sql: &str) -> Result<Vec<strata_ingest::TableDef>> {
+    let mut defs = Vec::new();
+    for stmt in sql.split(';') {
+        let has_create = stmt
+            .lines()
+            .map(|l| l.split("--").next().unwrap_or(""))
+            .any(|l| l.to_ascii_uppercase().contains("CREATE TABLE"));
+        if has_create {
+            defs.push(strata_ingest::parse_create_table(stmt).context("parsing a CREATE TABLE")?);
+        }
+    }
+    Ok(defs)
 }
 
 /// What the steps of one suite run share.
@@ -333,77 +465,98 @@ fn run_strata(
     selected: &[usize],
 ) -> Result<EngineRun> {
     let (args, threads) = (ctx.args, ctx.threads);
-    let db_dir = ctx.workdir.join("strata").join(&data.stem);
-    let table = db_dir.join(ctx.suite.table);
-    if table.exists() {
-        std::fs::remove_dir_all(&table)
-            .with_context(|| format!("removing the old table {}", table.display()))?;
-    }
+    let db_dir = strata_db_dir(ctx, data);
     std::fs::create_dir_all(&db_dir)?;
-    let def = strata_ingest::parse_create_table(ctx.suite.create_duckdb)
-        .context("parsing the suite's CREATE TABLE")?;
-    let sort_by = if args.strata_sort {
-        let key = strata_ingest::parse_create_table(ctx.suite.create_clickhouse)
-            .context("parsing the suite's ClickHouse CREATE TABLE")?
-            .sort_key;
+    let defs = table_defs(ctx.suite.create_duckdb)?;
+    let sort_by = match (args.strata_sort, ctx.suite.create_clickhouse) {
+        (false, _) => None,
+        (true, None) => bail!(
+            "--strata-sort: the {} suite has no ClickHouse table",
+            ctx.suite.title
+        ),
+        (true, Some(create)) => {
+            let key = strata_ingest::parse_create_table(create)
+                .context("parsing the suite's ClickHouse CREATE TABLE")?
+                .sort_key;
+            eprintln!(
+                "[strata] sorting by the ClickHouse table's key ({})",
+                key.join(", ")
+            );
+            Some(key)
+        }
+    };
+    reset_peak_rss();
+    let (mut load_time, mut data_size) = (0.0, 0);
+    for t in &data.tables {
+        let Some(def) = defs.iter().find(|d| d.name.eq_ignore_ascii_case(&t.name)) else {
+            bail!(
+                "the {} suite has no CREATE TABLE {}",
+                ctx.suite.title,
+                t.name
+            );
+        };
+        let table = db_dir.join(&t.name);
+        if table.exists() {
+            std::fs::remove_dir_all(&table)
+                .with_context(|| format!("removing the old table {}", table.display()))?;
+        }
+        let options = strata_ingest::IngestOptions {
+            format: Some(match data.format {
+                DataFormat::Tsv => strata_ingest::InputFormat::Tsv,
+                DataFormat::Csv => strata_ingest::InputFormat::Csv,
+                DataFormat::Parquet | DataFormat::ParquetTables => {
+                    strata_ingest::InputFormat::Parquet
+                }
+            }),
+            header: Some(false),
+            threads,
+            schema: Some(def.schema.clone()),
+            sort_by: sort_by.clone(),
+            ..Default::default()
+        };
+        let inputs: Vec<String> = t
+            .paths
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
         eprintln!(
-            "[strata] sorting by the ClickHouse table's key ({})",
-            key.join(", ")
+            "[strata] ingesting {} into {}",
+            inputs.join(", "),
+            table.display()
         );
-        Some(key)
-    } else {
-        None
-    };
-    let options = strata_ingest::IngestOptions {
-        format: Some(match data.format {
-            DataFormat::Tsv => strata_ingest::InputFormat::Tsv,
-            DataFormat::Csv => strata_ingest::InputFormat::Csv,
-            DataFormat::Parquet => strata_ingest::InputFormat::Parquet,
-        }),
-        header: Some(false),
-        threads,
-        schema: Some(def.schema),
-        sort_by,
-        ..Default::default()
-    };
-    let inputs: Vec<String> = data
-        .paths
-        .iter()
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect();
-    eprintln!(
-        "[strata] ingesting {} into {}",
-        inputs.join(", "),
-        table.display()
-    );
+        let started = Instant::now();
+        let summary = strata_ingest::run(&inputs, &table, &options, &mut |_| {})
+            .with_context(|| format!("strata ingest of {}", t.name))?;
+        let secs = started.elapsed().as_secs_f64();
+        let size = dir_size(&table);
+        eprintln!(
+            "[strata] ingested {} rows in {secs:.2} s, {:.1} MiB",
+            summary.rows,
+            size as f64 / 1048576.0
+        );
+        load_time += secs;
+        data_size += size;
+    }
     reset_peak_rss();
-    let started = Instant::now();
-    let summary =
-        strata_ingest::run(&inputs, &table, &options, &mut |_| {}).context("strata ingest")?;
-    let load_time = started.elapsed().as_secs_f64();
-    let data_size = dir_size(&table);
-    eprintln!(
-        "[strata] ingested {} rows in {load_time:.2} s, {:.1} MiB",
-        summary.rows,
-        data_size as f64 / 1048576.0
-    );
-    reset_peak_rss();
-    let engine = strata_engine::Engine::new(threads).context("starting the engine")?;
-    let db = strata_engine::Database::new(&db_dir);
+    let mut options = strata::Options::new();
+    if threads > 0 {
+        options = options.threads(threads);
+    }
+    let db = strata::Database::open_with(&db_dir, options).context("opening strata's tables")?;
     let mut out = vec![QueryRun::default(); queries.len()];
     for &i in selected {
         let sql = &queries[i];
         let q = &mut out[i];
         for run in 0..args.runs {
             let t0 = Instant::now();
-            let res = engine.query_in(&db, sql);
+            let res = db.query(sql);
             let secs = t0.elapsed().as_secs_f64();
             match res {
                 Ok(r) => {
                     q.times.push(Some(secs));
                     if run == 0 {
-                        q.columns = r.columns.iter().map(|c| c.name.clone()).collect();
-                        q.rows = (0..r.num_rows()).map(|j| r.row_strings(j)).collect();
+                        q.columns = r.columns().map(|c| c.name().to_string()).collect();
+                        q.rows = r.rows().map(|row| row.strings()).collect();
                     }
                 }
                 Err(e) => {
@@ -437,13 +590,37 @@ fn run_peer(ctx: &Ctx<'_>, data: &Dataset, files: &Path, peer: EngineName) -> Re
     cmd.arg(files.join("peers.py"))
         .arg("run")
         .args(["--engine", label])
-        .args(["--table", ctx.suite.table])
-        .arg(data.format.flag())
-        .args(&data.paths)
-        .arg("--create")
+        .args(["--table", ctx.suite.table]);
+    if data.format == DataFormat::ParquetTables {
+        let spec = files.join("tables.json");
+        let tables: Vec<String> = data
+            .tables
+            .iter()
+            .map(|t| {
+                let paths: Vec<String> = t
+                    .paths
+                    .iter()
+                    .map(|p| json::quote(&p.to_string_lossy()))
+                    .collect();
+                format!(
+                    "{{\"name\": {}, \"parquet\": [{}]}}",
+                    json::quote(&t.name),
+                    paths.join(", ")
+                )
+            })
+            .collect();
+        std::fs::write(&spec, format!("[{}]", tables.join(",\n")))?;
+        cmd.arg("--tables-json").arg(spec);
+    } else {
+        cmd.arg(data.format.flag());
+        for t in &data.tables {
+            cmd.args(&t.paths);
+        }
+    }
+    cmd.arg("--create")
         .arg(files.join(format!("create-{label}.sql")))
         .arg("--queries")
-        .arg(files.join(format!("queries-{label}.sql")))
+        .arg(files.join(format!("queries-{label}.json")))
         .arg("--workdir")
         .arg(std::fs::canonicalize(ctx.workdir)?)
         .args(["--runs", &args.runs.to_string()])
@@ -506,7 +683,7 @@ fn check_all(
         };
         let shape = QueryShape::of(&queries[i]);
         verdicts[i] = Some(if let Some(e) = &s.error {
-            Verdict::Mismatch(format!("strata error: {e}"))
+            Verdict::Refused(e.clone())
         } else if let Some(e) = &d.error {
             eprintln!(
                 "!! Q{}: DuckDB failed, so strata's answer is not checked: {e}",
@@ -569,11 +746,7 @@ fn check_all(
         .arg(files.join("peers.py"))
         .arg("full")
         .arg("--db")
-        .arg(
-            workdir
-                .join("duckdb")
-                .join(format!("{}.duckdb", ctx.suite.table)),
-        )
+        .arg(duckdb_file(ctx)?)
         .arg("--spec")
         .arg(&spec_file)
         .args(["--threads", &args.threads.unwrap_or(0).to_string()])
@@ -607,6 +780,7 @@ fn check_all(
     Ok(verdicts)
 }
 
+/// Milliseconds with one decimal, or `-`.
 pub(crate) fn fmt_ms(t: Option<f64>) -> String {
     match t {
         Some(t) => format!("{:.1}", t * 1000.0),
@@ -626,9 +800,15 @@ fn fmt_bytes(b: u64) -> String {
     }
 }
 
-/// ClickBench's score of `t` against `baseline`.
-pub(crate) fn score_ratio(t: f64, baseline: f64) -> f64 {
-    (t + SCORE_SHIFT) / (baseline + SCORE_SHIFT)
+/// The ratio of `t` to `baseline`, each plus `shift` seconds (ClickBench's score with
+/// [`SCORE_SHIFT`]; a plain ratio with 0).
+pub(crate) fn score_ratio(t: f64, baseline: f64, shift: f64) -> f64 {
+    (t + shift) / (baseline + shift)
+}
+
+/// A query on one line (its whitespace collapsed), for reports.
+pub(crate) fn one_line(sql: &str) -> String {
+    sql.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 pub(crate) fn geomean(v: &[f64]) -> Option<f64> {
@@ -641,7 +821,7 @@ pub(crate) fn geomean(v: &[f64]) -> Option<f64> {
 
 /// The report: per-query table, geometric means, load/size/memory.
 fn render(
-    title: &str,
+    suite: &Suite,
     queries: &[String],
     selected: &[usize],
     runs: &[EngineRun],
@@ -652,10 +832,16 @@ fn render(
     let peers: Vec<usize> = (0..runs.len())
         .filter(|&i| runs[i].name != EngineName::Strata)
         .collect();
+    let shift = suite.score_shift;
+    let scoring = if shift > 0.0 {
+        format!(", each time + {} ms (ClickBench's scoring)", shift * 1000.0)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         o,
-        "\n{title} hot times in ms (best of runs 2..R); ratio = strata / best peer, \
-         each time + 10 ms (ClickBench's scoring)"
+        "\n{} hot times in ms (best of runs 2..R); ratio = strata / best peer{scoring}",
+        suite.title
     );
     let mut header = format!("{:<4}", "Q");
     for r in runs {
@@ -665,7 +851,7 @@ fn render(
     let _ = writeln!(o, "{header}");
     let mut ratios = Vec::new();
     let mut per_peer: Vec<Vec<f64>> = vec![Vec::new(); runs.len()];
-    let (mut ok, mut ties, mut bad, mut unchecked, mut errors) = (0, 0, 0, 0, 0);
+    let (mut ok, mut ties, mut bad, mut refused, mut unchecked, mut errors) = (0, 0, 0, 0, 0, 0);
     let mut problems = Vec::new();
     for &i in selected {
         let mut line = format!("{:<4}", format!("Q{}", i + 1));
@@ -680,11 +866,11 @@ fn render(
         let best_peer = peers.iter().filter_map(|&p| hots[p]).reduce(f64::min);
         let ratio = match (s_hot, best_peer) {
             (Some(s), Some(b)) => {
-                let r = score_ratio(s, b);
+                let r = score_ratio(s, b, shift);
                 ratios.push(r);
                 for &p in &peers {
                     if let Some(h) = hots[p] {
-                        per_peer[p].push(score_ratio(s, h));
+                        per_peer[p].push(score_ratio(s, h, shift));
                     }
                 }
                 format!("{r:.2}x")
@@ -709,8 +895,19 @@ fn render(
             }
             Some(Verdict::Mismatch(why)) => {
                 bad += 1;
-                problems.push(format!("Q{}: {why}\n     {}", i + 1, queries[i]));
+                problems.push(format!("Q{}: {why}\n     {}", i + 1, one_line(&queries[i])));
                 "MISMATCH  <<<<<<".to_string()
+            }
+            Some(Verdict::Refused(why)) => {
+                refused += 1;
+                problems.push(format!(
+                    "Q{}: strata refused: {why}\n     {}",
+                    i + 1,
+                    one_line(&queries[i])
+                ));
+                let first = why.lines().next().unwrap_or("");
+                let short: String = first.chars().take(60).collect();
+                format!("REFUSED  {short}")
             }
             None => {
                 unchecked += 1;
@@ -721,7 +918,7 @@ fn render(
                     problems.push(format!(
                         "Q{}: strata error: {e}\n     {}",
                         i + 1,
-                        queries[i]
+                        one_line(&queries[i])
                     ));
                     "ERROR  <<<<<<".to_string()
                 } else {
@@ -751,8 +948,8 @@ fn render(
     }
     let _ = writeln!(
         o,
-        "checks against DuckDB: {ok} OK, {ties} OK with ties, {bad} MISMATCH, {unchecked} unchecked; \
-         strata errors: {errors} of {} queries",
+        "checks against DuckDB: {ok} OK, {ties} OK with ties, {bad} MISMATCH, {refused} refused, \
+         {unchecked} unchecked; strata errors: {errors} of {} queries",
         selected.len()
     );
     if !problems.is_empty() {
@@ -795,8 +992,9 @@ mod tests {
 
     #[test]
     fn scores() {
-        assert!((score_ratio(0.0, 0.0) - 1.0).abs() < 1e-12);
-        assert!((score_ratio(0.09, 0.0) - 10.0).abs() < 1e-9);
+        assert!((score_ratio(0.0, 0.0, SCORE_SHIFT) - 1.0).abs() < 1e-12);
+        assert!((score_ratio(0.09, 0.0, SCORE_SHIFT) - 10.0).abs() < 1e-9);
+        assert!((score_ratio(0.3, 0.1, 0.0) - 3.0).abs() < 1e-9);
         assert_eq!(geomean(&[]), None);
         assert!(geomean(&[2.0, 8.0]).is_some_and(|g| (g - 4.0).abs() < 1e-12));
     }

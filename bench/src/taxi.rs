@@ -9,16 +9,17 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
-use crate::suite::{file_stem, DataFormat, Dataset, Suite, SuiteArgs};
+use crate::suite::{file_stem, DataFormat, Dataset, QueryText, Suite, SuiteArgs, SCORE_SHIFT};
 
 /// The taxi suite over `trips`.
 pub const TAXI: Suite = Suite {
     title: "taxi",
     table: "trips",
-    queries_duckdb: include_str!("../queries/taxi/queries.sql"),
-    queries_clickhouse: include_str!("../queries/taxi/queries-clickhouse.sql"),
+    queries_duckdb: QueryText::Lines(include_str!("../queries/taxi/queries.sql")),
+    queries_clickhouse: Some(include_str!("../queries/taxi/queries-clickhouse.sql")),
     create_duckdb: include_str!("../queries/taxi/create.sql"),
-    create_clickhouse: include_str!("../queries/taxi/create-clickhouse.sql"),
+    create_clickhouse: Some(include_str!("../queries/taxi/create-clickhouse.sql")),
+    score_shift: SCORE_SHIFT,
 };
 
 /// Arguments of `strata-bench taxi`.
@@ -60,11 +61,12 @@ pub fn run(args: &TaxiRunArgs) -> Result<()> {
             })?;
             std::fs::rename(&tmp, &path)?;
         }
-        Dataset {
-            paths: vec![std::fs::canonicalize(&path)?],
-            format: DataFormat::Csv,
+        Dataset::one(
+            &TAXI,
+            vec![std::fs::canonicalize(&path)?],
+            DataFormat::Csv,
             stem,
-        }
+        )
     } else {
         let mut paths = Vec::new();
         for p in &args.csv {
@@ -73,13 +75,9 @@ pub fn run(args: &TaxiRunArgs) -> Result<()> {
             }
             paths.push(std::fs::canonicalize(p)?);
         }
-        Dataset {
-            stem: file_stem(&args.csv[0]),
-            paths,
-            format: DataFormat::Csv,
-        }
+        Dataset::one(&TAXI, paths, DataFormat::Csv, file_stem(&args.csv[0]))
     };
-    crate::suite::run_suite(&TAXI, &args.common, &data, &args.workdir)?;
+    crate::suite::run_suite(&TAXI, &args.common, &data, &args.workdir, false)?;
     Ok(())
 }
 
@@ -90,8 +88,8 @@ mod tests {
 
     #[test]
     fn the_suite_has_ten_queries_and_a_schema_strata_accepts() {
-        assert_eq!(lines(TAXI.queries_duckdb).len(), 10);
-        assert_eq!(lines(TAXI.queries_clickhouse).len(), 10);
+        assert_eq!(TAXI.queries_duckdb.queries().len(), 10);
+        assert_eq!(TAXI.queries_clickhouse.map_or(0, |q| lines(q).len()), 10);
         let def = strata_ingest::parse_create_table(TAXI.create_duckdb).unwrap();
         assert_eq!(def.schema.len(), 51);
     }

@@ -256,6 +256,8 @@ pub enum Verdict {
     OkTies,
     /// A wrong answer, with why.
     Mismatch(String),
+    /// strata returned an error instead of an answer.
+    Refused(String),
 }
 
 /// The exact check: `Ok`, or `None` when it fails (then try [`tie_aware`] for LIMIT queries
