@@ -198,6 +198,19 @@ impl std::fmt::Display for LType {
     }
 }
 
+/// Compares doubles as SQL does (DuckDB's order): `-0.0` equals `0.0`,
+/// every NaN equals every other NaN and sorts after all numbers.
+#[inline]
+pub fn cmp_f64(a: f64, b: f64) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+    }
+}
+
 /// One scalar value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {

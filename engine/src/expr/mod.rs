@@ -879,7 +879,9 @@ pub fn compare(op: CmpOp, a: &Vector, b: &Vector) -> Vector {
         (Data::I64(x), Data::I64(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
         (Data::U64(x), Data::U64(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
         (Data::I128(x), Data::I128(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
-        (Data::F64(x), Data::F64(y)) => (0..n).map(|i| op.test(x[i].total_cmp(&y[i]))).collect(),
+        (Data::F64(x), Data::F64(y)) => (0..n)
+            .map(|i| op.test(crate::value::cmp_f64(x[i], y[i])))
+            .collect(),
         (Data::Str(x), Data::Str(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
         _ => (0..n).map(|_| false).collect(),
     };

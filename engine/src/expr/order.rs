@@ -23,15 +23,8 @@ pub fn cmp_values(v: &Vector, i: usize, j: usize) -> Ordering {
         Data::I64(d) => d[i].cmp(&d[j]),
         Data::U64(d) => d[i].cmp(&d[j]),
         Data::I128(d) => d[i].cmp(&d[j]),
-        Data::F64(d) => {
-            // -0.0 equals 0.0; NaN is the largest value.
-            let (a, b) = (d[i], d[j]);
-            if a == b {
-                Ordering::Equal
-            } else {
-                a.total_cmp(&b)
-            }
-        }
+        // -0.0 equals 0.0; NaN is the largest value.
+        Data::F64(d) => crate::value::cmp_f64(d[i], d[j]),
         Data::Str(d) => d[i].cmp(&d[j]),
     }
 }

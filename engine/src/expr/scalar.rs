@@ -221,7 +221,7 @@ fn strftime(items: &[FmtItem], secs: i64) -> Vec<u8> {
 fn cmp_at(a: &Vector, i: usize, b: &Vector, j: usize) -> std::cmp::Ordering {
     match (&a.data, &b.data) {
         (Data::Str(x), Data::Str(y)) => x[i].cmp(&y[j]),
-        (Data::F64(x), Data::F64(y)) => x[i].total_cmp(&y[j]),
+        (Data::F64(x), Data::F64(y)) => crate::value::cmp_f64(x[i], y[j]),
         _ => a.key(i).cmp(&b.key(j)),
     }
 }
