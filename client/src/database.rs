@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use strata_engine::{Catalog, Engine, Interrupter, TableRef};
+use strata_engine::{Catalog, Engine, Interrupter, TableRef, Value};
 
 use crate::catalog::{FileCatalog, LoadEvent};
 use crate::error::{Error, Result};
@@ -233,6 +233,16 @@ impl Database {
     /// database. `EXPLAIN <query>` returns the plan as one text column.
     pub fn query(&self, sql: &str) -> Result<QueryResult> {
         Ok(QueryResult::new(self.engine.query_in(&self.catalog, sql)?))
+    }
+
+    /// Runs one SQL statement with values for its `?` (in order) or `$1`,
+    /// `$2` placeholders.
+    pub fn query_params(&self, sql: &str, params: &[Value]) -> Result<QueryResult> {
+        Ok(QueryResult::new(self.engine.query_with_params(
+            &self.catalog,
+            sql,
+            params,
+        )?))
     }
 
     /// Runs one SQL statement, opening its table through `catalog` instead of

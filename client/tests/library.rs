@@ -149,3 +149,27 @@ fn batch_job_example_writes_csv_files() {
     assert_eq!(read("sample.csv"), "value\n1\n2\n3\n");
     assert_eq!(read("top_values.csv"), "value,c\n1,1\n2,1\n3,1\n");
 }
+
+#[test]
+fn parameters_fill_placeholders() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = strata::Database::open(dir.path()).unwrap();
+    let r = db
+        .query_params(
+            "SELECT ? + 1 AS a, $2 AS b",
+            &[strata::Value::Int(41), strata::Value::Str(b"x".to_vec())],
+        )
+        .unwrap_err();
+    // Mixing ? and $n is refused; each form alone works.
+    assert!(r.to_string().contains("mix"), "{r}");
+    let r = db
+        .query_params(
+            "SELECT ? + 1 AS a, ? AS b",
+            &[strata::Value::Int(41), strata::Value::Null],
+        )
+        .unwrap();
+    assert_eq!(r.value(0, 0), strata::Value::Int(42));
+    assert_eq!(r.value(0, 1), strata::Value::Null);
+    let e = db.query_params("SELECT ?", &[]).unwrap_err();
+    assert!(e.to_string().contains("parameter 1"), "{e}");
+}

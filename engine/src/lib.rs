@@ -149,8 +149,27 @@ impl Engine {
     /// Runs `sql`, opening the tables it names through `catalog`.
     /// `EXPLAIN [ANALYZE] <query>` returns the plan as a one-column result.
     pub fn query_in(&self, catalog: &dyn Catalog, sql: &str) -> Result<QueryResult> {
+        self.query_with_params(catalog, sql, &[])
+    }
+
+    /// [`Engine::query_in`] with values for the query's `?` (in order) or
+    /// `$1`, `$2` placeholders.
+    pub fn query_with_params(
+        &self,
+        catalog: &dyn Catalog,
+        sql: &str,
+        params: &[Value],
+    ) -> Result<QueryResult> {
         let watch = self.interrupter.watch();
-        match sql::parse::parse(sql)? {
+        let mut stmt = sql::parse::parse(sql)?;
+        if !params.is_empty() || sql.contains(['?', '$']) {
+            match &mut stmt {
+                Statement::Query(q) | Statement::Explain { query: q, .. } => {
+                    sql::params::substitute(q, params)?
+                }
+            }
+        }
+        match stmt {
             Statement::Query(q) => self.run(catalog, &q, sql, &watch),
             Statement::Explain { analyze, query } => {
                 let text = self.explain_query(catalog, &query, sql, analyze, &watch)?;

@@ -2,5 +2,6 @@
 //! table references, and binding to a logical plan.
 
 pub mod bind;
+pub mod params;
 pub mod parse;
 pub mod table_ref;
