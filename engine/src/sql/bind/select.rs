@@ -228,7 +228,13 @@ impl Binder<'_> {
                 .iter()
                 .map(|k| Column::new(show(k, &name, &|s| format!("@{s}")), k.ty))
                 .collect();
-            columns.extend(aggs.iter().map(|a| Column::new(a.to_string(), a.ty)));
+            columns.extend(aggs.iter().map(|a| {
+                let arg = a.arg.as_ref().map_or("*".to_string(), |x| {
+                    show(x, &name, &|s| format!("@{s}"))
+                });
+                let d = if a.distinct { "DISTINCT " } else { "" };
+                Column::new(format!("{}({d}{arg})", a.func.name()), a.ty)
+            }));
             plan = LogicalPlan::Aggregate {
                 input: plan.boxed(),
                 keys,
