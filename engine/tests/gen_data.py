@@ -132,3 +132,38 @@ def write_dec():
 
 if __name__ == "__main__":
     write_dec()
+
+
+def write_table(name, schema, rows):
+    with open(os.path.join(HERE, "data", f"{name}.schema"), "w") as f:
+        for col, ty, nullable in schema:
+            f.write(f"{col}\t{ty}\t{'null' if nullable else 'not null'}\n")
+    with open(os.path.join(HERE, "data", f"{name}.tsv"), "w") as f:
+        for r in rows:
+            f.write("\t".join("\\N" if v is None else str(v) for v in r) + "\n")
+
+
+def write_join_tables():
+    """u: 300 rows to join with t (keys with NULLs and duplicates, some
+    without a match); e: a table with no rows."""
+    rng4 = random.Random(99)
+    schema = [
+        ("uid", "INTEGER", False),
+        ("a", "SMALLINT", True),
+        ("s", "VARCHAR", True),
+        ("tid", "BIGINT", True),
+        ("v", "DOUBLE", True),
+    ]
+    rows = []
+    for i in range(300):
+        a = None if rng4.random() < 0.1 else rng4.randint(-6, 22)
+        s = None if rng4.random() < 0.1 else rng4.choice(WORDS + ["only-in-u"])
+        tid = None if rng4.random() < 0.05 else rng4.randint(0, 2500)
+        v = None if rng4.random() < 0.1 else round(rng4.uniform(-100, 100), 2)
+        rows.append((i, a, s, tid, v))
+    write_table("u", schema, rows)
+    write_table("e", [("id", "BIGINT", True), ("a", "SMALLINT", True), ("s", "VARCHAR", True)], [])
+
+
+if __name__ == "__main__":
+    write_join_tables()

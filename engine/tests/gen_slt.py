@@ -34,6 +34,9 @@ def connect():
                 cols.append((col, ty))
         spec = "{" + ", ".join(f"'{n}': '{t}'" for n, t in cols) + "}"
         path = os.path.join(HERE, "data", f"{name}.tsv")
+        if os.path.getsize(path) == 0:
+            con.execute(f"CREATE TABLE {name} (" + ", ".join(f"{n} {t}" for n, t in cols) + ")")
+            continue
         con.execute(
             f"CREATE TABLE {name} AS SELECT * FROM read_csv('{path}', delim='\t', header=false, "
             f"nullstr='\\N', quote='', escape='', columns={spec}, allow_quoted_nulls=false)"

@@ -18,6 +18,7 @@ pub mod batch;
 pub mod cte;
 pub mod distinct;
 pub mod filter;
+pub mod join;
 pub mod limit;
 pub mod planner;
 pub mod project;

@@ -12,6 +12,7 @@ use super::aggregate::HashAggregate;
 use super::cte::CteScan;
 use super::distinct::{Distinct, DistinctOn};
 use super::filter::Filter;
+use super::join::HashJoin;
 use super::limit::Limit;
 use super::project::Project;
 use super::set_op::SetOp;
@@ -122,6 +123,21 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
             id,
             rows: rows.clone(),
             types: columns.iter().map(|c| c.ty).collect(),
+        }),
+        LogicalPlan::Join {
+            kind,
+            left,
+            right,
+            keys,
+            filter,
+        } => Box::new(HashJoin {
+            id,
+            kind: kind.clone(),
+            left: node(left, next, None)?,
+            right: node(right, next, None)?,
+            keys: keys.clone(),
+            filter: filter.clone(),
+            right_types: right.types(),
         }),
         LogicalPlan::CteRef { id: cte, name, .. } => Box::new(CteScan {
             id,

@@ -172,6 +172,12 @@ pub enum ExprKind {
     Col(usize),
     /// An output slot of the aggregation: a group key or an aggregate.
     Ref(usize),
+    /// While binding a correlated subquery: the `i`-th column of an
+    /// enclosing query it refers to (replaced before planning).
+    Outer(usize),
+    /// While binding: the result of the `i`-th subquery of an expression
+    /// (replaced by a column of the join that computes it).
+    Subquery(usize),
     /// A constant.
     Lit(Value),
     /// Unary minus.
@@ -220,7 +226,11 @@ impl TExpr {
     /// The direct children.
     pub fn children(&self) -> Vec<&TExpr> {
         match &self.kind {
-            ExprKind::Col(_) | ExprKind::Ref(_) | ExprKind::Lit(_) => vec![],
+            ExprKind::Col(_)
+            | ExprKind::Ref(_)
+            | ExprKind::Lit(_)
+            | ExprKind::Outer(_)
+            | ExprKind::Subquery(_) => vec![],
             ExprKind::Neg(e)
             | ExprKind::Not(e)
             | ExprKind::IsNull(e, _)
@@ -247,7 +257,11 @@ impl TExpr {
     /// Calls `f` on each direct child, mutably.
     pub fn for_each_child_mut(&mut self, f: &mut dyn FnMut(&mut TExpr)) {
         match &mut self.kind {
-            ExprKind::Col(_) | ExprKind::Ref(_) | ExprKind::Lit(_) => {}
+            ExprKind::Col(_)
+            | ExprKind::Ref(_)
+            | ExprKind::Lit(_)
+            | ExprKind::Outer(_)
+            | ExprKind::Subquery(_) => {}
             ExprKind::Neg(x)
             | ExprKind::Not(x)
             | ExprKind::IsNull(x, _)
@@ -342,11 +356,15 @@ impl TExpr {
         max
     }
 
-    /// Whether the expression reads no column or slot (a constant).
+    /// Whether the expression reads no column, slot, outer column or
+    /// subquery (a constant).
     pub fn is_constant(&self) -> bool {
         let mut constant = true;
         self.walk(&mut |x| {
-            if matches!(x.kind, ExprKind::Col(_) | ExprKind::Ref(_)) {
+            if matches!(
+                x.kind,
+                ExprKind::Col(_) | ExprKind::Ref(_) | ExprKind::Outer(_) | ExprKind::Subquery(_)
+            ) {
                 constant = false;
             }
         });
@@ -403,6 +421,8 @@ impl std::fmt::Display for TExpr {
         match &self.kind {
             ExprKind::Col(c) => write!(f, "#{c}"),
             ExprKind::Ref(r) => write!(f, "@{r}"),
+            ExprKind::Outer(r) => write!(f, "outer#{r}"),
+            ExprKind::Subquery(r) => write!(f, "subquery#{r}"),
             ExprKind::Lit(v) => match v {
                 Value::Str(_) => write!(f, "'{}'", crate::value::format_value(self.ty, v)),
                 _ => f.write_str(&crate::value::format_value(self.ty, v)),
@@ -466,6 +486,26 @@ fn join(f: &mut std::fmt::Formatter<'_>, v: &[TExpr], sep: &str) -> std::fmt::Re
     f.write_str(")")
 }
 
+/// The conjuncts of a predicate.
+pub fn conjuncts(p: TExpr) -> Vec<TExpr> {
+    match p.kind {
+        ExprKind::And(v) => v.into_iter().flat_map(conjuncts).collect(),
+        _ => vec![p],
+    }
+}
+
+/// The conjunction of predicates (`None` for none).
+pub fn conjunction(mut v: Vec<TExpr>) -> Option<TExpr> {
+    match v.len() {
+        0 => None,
+        1 => v.pop(),
+        _ => Some(TExpr {
+            kind: ExprKind::And(v),
+            ty: LType::Bool,
+        }),
+    }
+}
+
 /// Where an evaluation finds its leaves.
 pub trait Inputs {
     /// The vector of table column `col`.
@@ -506,6 +546,11 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
     Ok(match &e.kind {
         ExprKind::Col(c) => Cow::Borrowed(inp.column(*c)?),
         ExprKind::Ref(r) => Cow::Borrowed(inp.slot(*r)?),
+        ExprKind::Outer(_) | ExprKind::Subquery(_) => {
+            return Err(EngineError::Internal(format!(
+                "{e} left in an expression being evaluated"
+            )))
+        }
         ExprKind::Lit(v) => Cow::Owned(Vector::constant(e.ty, v, len)),
         ExprKind::Neg(x) => {
             let v = eval(x, len, inp)?;

@@ -93,6 +93,43 @@ pub fn details(p: &LogicalPlan) -> String {
             format!("{}{}", kind.keyword(), if *all { " ALL" } else { "" })
         }
         LogicalPlan::Values { rows, .. } => format!("{} rows", rows.len()),
+        LogicalPlan::Join {
+            left,
+            right,
+            keys,
+            filter,
+            ..
+        } => {
+            let (lc, rc) = (left.columns(), right.columns());
+            let ln = |i: usize| {
+                lc.get(i)
+                    .map_or_else(|| format!("#{i}"), |c| c.name.clone())
+            };
+            let rn = |i: usize| {
+                rc.get(i)
+                    .map_or_else(|| format!("#{i}"), |c| c.name.clone())
+            };
+            let both = |i: usize| {
+                if i < lc.len() {
+                    ln(i)
+                } else {
+                    rn(i - lc.len())
+                }
+            };
+            let slot = |n: usize| format!("@{n}");
+            let mut parts: Vec<String> = keys
+                .iter()
+                .map(|(a, b)| format!("{} = {}", show(a, &ln, &slot), show(b, &rn, &slot)))
+                .collect();
+            if let Some(f) = filter {
+                parts.push(show(f, &both, &slot));
+            }
+            if parts.is_empty() {
+                "every pair".into()
+            } else {
+                parts.join(" AND ")
+            }
+        }
         LogicalPlan::CteRef { name, .. } => name.clone(),
     }
 }

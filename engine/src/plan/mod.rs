@@ -80,6 +80,73 @@ impl SetOpKind {
     }
 }
 
+/// How a join combines its inputs' rows. The keys compare with SQL's `=`
+/// (a NULL key matches nothing) unless the join says otherwise.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JoinKind {
+    /// Pairs that match.
+    Inner,
+    /// Pairs that match, and each unmatched left row with NULLs.
+    Left,
+    /// Pairs that match, and each unmatched right row with NULLs.
+    Right,
+    /// Pairs that match, and every unmatched row of either side.
+    Full,
+    /// Left rows with a match (left columns only).
+    Semi,
+    /// Left rows without a match (left columns only).
+    Anti,
+    /// `NOT IN`'s left rows: those whose last key matches no right row,
+    /// where neither that key nor any right row's (among those matching
+    /// the other keys) is NULL; all left rows when the right is empty.
+    AntiNullAware,
+    /// Every left row, with a BOOLEAN column: whether it has a match
+    /// (`EXISTS`); with `null_aware` (`IN`), NULL instead of false when the
+    /// last key is NULL on the left, or on a right row matching the others.
+    Mark {
+        /// `IN`'s NULL rules for the last key.
+        null_aware: bool,
+    },
+    /// Every left row with the columns of its one match (a scalar
+    /// subquery): more than one match is an error; without a match, the
+    /// right columns are `default` (NULLs when `None`).
+    Single {
+        /// The right columns of an unmatched left row.
+        default: Option<Vec<crate::value::Value>>,
+    },
+}
+
+impl JoinKind {
+    /// Whether the output has the right input's columns (else only the
+    /// left's, plus a mark column for [`JoinKind::Mark`]).
+    pub fn has_right_columns(&self) -> bool {
+        matches!(
+            self,
+            JoinKind::Inner
+                | JoinKind::Left
+                | JoinKind::Right
+                | JoinKind::Full
+                | JoinKind::Single { .. }
+        )
+    }
+
+    /// Its name in EXPLAIN.
+    pub fn name(&self) -> &'static str {
+        match self {
+            JoinKind::Inner => "INNER",
+            JoinKind::Left => "LEFT",
+            JoinKind::Right => "RIGHT",
+            JoinKind::Full => "FULL",
+            JoinKind::Semi => "SEMI",
+            JoinKind::Anti => "ANTI",
+            JoinKind::AntiNullAware => "ANTI (NOT IN)",
+            JoinKind::Mark { null_aware: false } => "MARK (EXISTS)",
+            JoinKind::Mark { null_aware: true } => "MARK (IN)",
+            JoinKind::Single { .. } => "SINGLE (scalar subquery)",
+        }
+    }
+}
+
 /// A common table expression's body, computed once however often the
 /// query refers to it.
 #[derive(Debug, Clone)]
@@ -189,6 +256,23 @@ pub enum LogicalPlan {
         /// The columns.
         columns: Vec<Column>,
     },
+    /// Rows of both inputs combined: pairs whose `keys` are equal and for
+    /// which `filter` holds, as `kind` says. Its columns are the left's,
+    /// then the right's (see [`JoinKind::has_right_columns`]).
+    Join {
+        /// How rows combine.
+        kind: JoinKind,
+        /// The left input.
+        left: Box<LogicalPlan>,
+        /// The right input.
+        right: Box<LogicalPlan>,
+        /// Equality keys: an expression over the left's columns and one
+        /// over the right's.
+        keys: Vec<(TExpr, TExpr)>,
+        /// A condition over the left's columns followed by the right's,
+        /// tested on pairs whose keys match (ON's other conjuncts).
+        filter: Option<TExpr>,
+    },
     /// The rows of CTE `id`.
     CteRef {
         /// The CTE's number in [`Query::ctes`].
@@ -210,6 +294,17 @@ impl LogicalPlan {
             | LogicalPlan::Limit { input, .. }
             | LogicalPlan::Distinct { input }
             | LogicalPlan::DistinctOn { input, .. } => input.columns(),
+            LogicalPlan::Join {
+                kind, left, right, ..
+            } => {
+                let mut c = left.columns();
+                if kind.has_right_columns() {
+                    c.extend(right.columns());
+                } else if let JoinKind::Mark { .. } = kind {
+                    c.push(Column::new("#mark", LType::Bool));
+                }
+                c
+            }
             LogicalPlan::Project { columns, .. }
             | LogicalPlan::Aggregate { columns, .. }
             | LogicalPlan::SetOp { columns, .. }
@@ -236,7 +331,9 @@ impl LogicalPlan {
             | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. } => vec![input],
-            LogicalPlan::SetOp { left, right, .. } => vec![left, right],
+            LogicalPlan::SetOp { left, right, .. } | LogicalPlan::Join { left, right, .. } => {
+                vec![left, right]
+            }
         }
     }
 
@@ -253,7 +350,9 @@ impl LogicalPlan {
             | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. } => vec![input],
-            LogicalPlan::SetOp { left, right, .. } => vec![left, right],
+            LogicalPlan::SetOp { left, right, .. } | LogicalPlan::Join { left, right, .. } => {
+                vec![left, right]
+            }
         }
     }
 
@@ -269,6 +368,7 @@ impl LogicalPlan {
             LogicalPlan::Sort { .. } => "Sort",
             LogicalPlan::Limit { .. } => "Limit",
             LogicalPlan::SetOp { .. } => "SetOp",
+            LogicalPlan::Join { .. } => "Join",
             LogicalPlan::Values { .. } => "Values",
             LogicalPlan::CteRef { .. } => "CteRef",
         }
@@ -278,4 +378,69 @@ impl LogicalPlan {
     pub fn boxed(self) -> Box<LogicalPlan> {
         Box::new(self)
     }
+}
+
+/// `plan` whose output is named `columns` under `qualifier`: a projection
+/// of its columns under the new names.
+pub(crate) fn requalify(
+    plan: LogicalPlan,
+    mut columns: Vec<Column>,
+    qualifier: Option<String>,
+) -> LogicalPlan {
+    for c in &mut columns {
+        c.qualifier = qualifier.clone();
+    }
+    let exprs = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| TExpr {
+            kind: crate::expr::ExprKind::Col(i),
+            ty: c.ty,
+        })
+        .collect();
+    LogicalPlan::Project {
+        input: plan.boxed(),
+        exprs,
+        columns,
+    }
+}
+
+/// Whether `e` reads columns only below `n` (`Some(true)`), only from `n`
+/// on (`Some(false)`), or both or none (`None`).
+fn side(e: &TExpr, n: usize) -> Option<bool> {
+    let cols = e.columns();
+    if cols.is_empty() {
+        return None;
+    }
+    if cols.iter().all(|&c| c < n) {
+        Some(true)
+    } else if cols.iter().all(|&c| c >= n) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Of conditions over a join's left columns (the first `nl`) then its
+/// right ones: the equalities between a left expression and a right one,
+/// as join keys (the right expression rebased on the right input), and the
+/// rest. The binder typed both sides of an equality alike.
+pub fn split_equi_keys(conds: Vec<TExpr>, nl: usize) -> (Vec<(TExpr, TExpr)>, Vec<TExpr>) {
+    let mut keys = Vec::new();
+    let mut rest = Vec::new();
+    for c in conds {
+        if let crate::expr::ExprKind::Cmp(crate::expr::CmpOp::Eq, a, b) = &c.kind {
+            let pair = match (side(a, nl), side(b, nl)) {
+                (Some(true), Some(false)) => Some(((**a).clone(), (**b).clone())),
+                (Some(false), Some(true)) => Some(((**b).clone(), (**a).clone())),
+                _ => None,
+            };
+            if let Some((l, r)) = pair {
+                keys.push((l, r.map_columns(&|i| i - nl)));
+                continue;
+            }
+        }
+        rest.push(c);
+    }
+    (keys, rest)
 }

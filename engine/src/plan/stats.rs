@@ -2,7 +2,7 @@
 //! statistics (rows per block, distinct values per block and column), for
 //! EXPLAIN.
 
-use crate::plan::{LogicalPlan, Query, SetOpKind, TableQuery};
+use crate::plan::{JoinKind, LogicalPlan, Query, SetOpKind, TableQuery};
 use crate::scan::filter::{compile, may_match};
 
 /// An upper bound of the rows `p` produces.
@@ -38,6 +38,19 @@ pub fn max_rows(p: &LogicalPlan, q: &Query) -> u64 {
             SetOpKind::Except => max_rows(left, q),
         },
         LogicalPlan::Values { rows, .. } => rows.len() as u64,
+        LogicalPlan::Join {
+            kind, left, right, ..
+        } => {
+            let (l, r) = (max_rows(left, q), max_rows(right, q));
+            match kind {
+                JoinKind::Semi
+                | JoinKind::Anti
+                | JoinKind::AntiNullAware
+                | JoinKind::Mark { .. }
+                | JoinKind::Single { .. } => l,
+                _ => l.saturating_mul(r.max(1)).saturating_add(r),
+            }
+        }
         LogicalPlan::CteRef { id, .. } => {
             q.ctes.get(*id).map_or(u64::MAX, |c| max_rows(&c.plan, q))
         }

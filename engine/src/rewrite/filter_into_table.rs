@@ -8,9 +8,9 @@
 //! keeps the same ones. The scan must not aggregate, order or limit yet:
 //! a filter after those is not a WHERE.
 
-use super::filter_pushdown::{conjunction, conjuncts};
 use super::{table_input, take_input, Check, Rule, RuleCtx};
 use crate::error::{EngineError, Result};
+use crate::expr::{conjunction, conjuncts};
 use crate::plan::LogicalPlan;
 
 /// The rule.

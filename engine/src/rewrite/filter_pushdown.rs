@@ -18,37 +18,27 @@
 //!   the key's rows before grouping. Only with at least one key: a global
 //!   aggregate returns a row even when no input row is left.
 //!
+//! - into a join's inputs: a conjunct reading only the left input's
+//!   columns moves into the left input of joins that keep or drop whole left
+//!   rows by their matches (INNER, LEFT, SEMI, ANTI, MARK, SINGLE): a left
+//!   row fails it whatever it is paired with. Symmetrically into the right
+//!   input of INNER and RIGHT joins. Into an INNER join itself: an equality
+//!   between a left and a right expression becomes a join key, any other
+//!   condition on both sides the join's filter (an inner join's result is
+//!   its pairs that pass every condition, in any order of testing). Not
+//!   below the NULL-extended side of an outer join (a NULL row would pass
+//!   where the pair failed).
+//!
 //! It does not move below a Limit or a DISTINCT ON (which rows are first
 //! would change).
 
 use super::{Check, Rule, RuleCtx};
 use crate::error::{EngineError, Result};
-use crate::expr::{ExprKind, TExpr};
-use crate::plan::LogicalPlan;
-use crate::value::LType;
+use crate::expr::{conjunction, conjuncts, ExprKind, TExpr};
+use crate::plan::{split_equi_keys, JoinKind, LogicalPlan};
 
 /// The rule.
 pub struct FilterPushdown;
-
-/// The conjuncts of a predicate.
-pub(crate) fn conjuncts(p: TExpr) -> Vec<TExpr> {
-    match p.kind {
-        ExprKind::And(v) => v.into_iter().flat_map(conjuncts).collect(),
-        _ => vec![p],
-    }
-}
-
-/// The conjunction of predicates (`None` for none).
-pub(crate) fn conjunction(mut v: Vec<TExpr>) -> Option<TExpr> {
-    match v.len() {
-        0 => None,
-        1 => v.pop(),
-        _ => Some(TExpr {
-            kind: ExprKind::And(v),
-            ty: LType::Bool,
-        }),
-    }
-}
 
 /// Whether `e` reads only columns below `n`.
 fn reads_only_first(e: &TExpr, n: usize) -> bool {
@@ -88,6 +78,20 @@ impl Rule for FilterPushdown {
                     Check::Applies
                 } else {
                     Check::no("the predicate reads aggregates")
+                }
+            }
+            LogicalPlan::Join {
+                kind, left, right, ..
+            } => {
+                let nl = left.columns().len();
+                let nr = right.columns().len();
+                if conjuncts(predicate.clone())
+                    .iter()
+                    .any(|c| join_target(c, kind, nl, nr).is_some())
+                {
+                    Check::Applies
+                } else {
+                    Check::no("no conjunct can move into the join")
                 }
             }
             LogicalPlan::Limit { .. } | LogicalPlan::DistinctOn { .. } => {
@@ -177,7 +181,86 @@ impl Rule for FilterPushdown {
                     None => agg,
                 }
             }
+            LogicalPlan::Join {
+                kind,
+                left,
+                right,
+                mut keys,
+                filter: jf,
+            } => {
+                let nl = left.columns().len();
+                let nr = right.columns().len();
+                let (mut to_left, mut to_right, mut into, mut above) =
+                    (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                for c in conjuncts(predicate) {
+                    match join_target(&c, &kind, nl, nr) {
+                        Some(Target::Left) => to_left.push(c),
+                        Some(Target::Right) => to_right.push(c.map_columns(&|i| i - nl)),
+                        Some(Target::Join) => into.push(c),
+                        None => above.push(c),
+                    }
+                }
+                let (new_keys, rest) = split_equi_keys(into, nl);
+                keys.extend(new_keys);
+                let mut jf_all = jf.map(conjuncts).unwrap_or_default();
+                jf_all.extend(rest);
+                let mut left = *left;
+                if let Some(p) = conjunction(to_left) {
+                    left = filter(left, p);
+                }
+                let mut right = *right;
+                if let Some(p) = conjunction(to_right) {
+                    right = filter(right, p);
+                }
+                let join = LogicalPlan::Join {
+                    kind,
+                    left: left.boxed(),
+                    right: right.boxed(),
+                    keys,
+                    filter: conjunction(jf_all),
+                };
+                match conjunction(above) {
+                    Some(p) => filter(join, p),
+                    None => join,
+                }
+            }
             other => filter(other, predicate),
         })
+    }
+}
+
+/// Where a conjunct over a join's output can go.
+enum Target {
+    /// Into the left input.
+    Left,
+    /// Into the right input.
+    Right,
+    /// Into an inner join's keys or filter.
+    Join,
+}
+
+fn join_target(c: &TExpr, kind: &JoinKind, nl: usize, nr: usize) -> Option<Target> {
+    let cols = c.columns();
+    if cols.is_empty() {
+        return None;
+    }
+    let left_only = cols.iter().all(|&i| i < nl);
+    let right_only = kind.has_right_columns() && cols.iter().all(|&i| i >= nl && i < nl + nr);
+    match kind {
+        JoinKind::Inner if left_only => Some(Target::Left),
+        JoinKind::Inner if right_only => Some(Target::Right),
+        JoinKind::Inner => Some(Target::Join),
+        JoinKind::Left
+        | JoinKind::Semi
+        | JoinKind::Anti
+        | JoinKind::AntiNullAware
+        | JoinKind::Mark { .. }
+        | JoinKind::Single { .. }
+            if left_only =>
+        {
+            Some(Target::Left)
+        }
+        JoinKind::Right if right_only => Some(Target::Right),
+        _ => None,
     }
 }

@@ -6,9 +6,9 @@
 //! substituted keeps the same groups. The table query must not order or
 //! limit yet (a filter after a LIMIT is not a HAVING).
 
-use super::filter_pushdown::{conjunction, conjuncts};
 use super::{table_input, take_input, Check, Rule, RuleCtx};
 use crate::error::{EngineError, Result};
+use crate::expr::{conjunction, conjuncts};
 use crate::plan::LogicalPlan;
 
 /// The rule.

@@ -10,8 +10,8 @@
 
 use super::{Check, Rule, RuleCtx};
 use crate::error::{EngineError, Result};
+use crate::plan::requalify;
 use crate::plan::LogicalPlan;
-use crate::sql::bind::from::requalify;
 
 /// The rule.
 pub struct InlineCte;

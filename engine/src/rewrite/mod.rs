@@ -35,6 +35,7 @@ pub mod inline_cte;
 pub mod late_materialization;
 pub mod limit_into_table;
 pub mod project_into_table;
+pub mod prune_columns;
 pub mod sort_into_table;
 pub mod staged_order_cut;
 pub mod top_count;
@@ -111,6 +112,7 @@ pub static RULES: &[&dyn Rule] = &[
 /// Every rule's name, `first_rows` included.
 pub fn rule_names() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = RULES.iter().map(|r| r.name()).collect();
+    v.push(prune_columns::NAME);
     v.push(first_rows::NAME);
     v
 }
@@ -205,14 +207,15 @@ pub fn optimize(mut query: Query, options: &RuleOptions, log: &mut RuleLog) -> R
         .copied()
         .filter(|r| options.enabled(r.name()))
         .collect();
+    let prune = options.enabled(prune_columns::NAME);
     // CTE bodies first (each once), then the query.
     for i in 0..query.ctes.len() {
         let plan = std::mem::replace(&mut query.ctes[i].plan, empty());
-        let plan = run_rules(plan, &rules, &query, log)?;
+        let plan = run_rules(plan, &rules, &query, log, prune)?;
         query.ctes[i].plan = plan;
     }
     let root = std::mem::replace(&mut query.root, empty());
-    query.root = run_rules(root, &rules, &query, log)?;
+    query.root = run_rules(root, &rules, &query, log, prune)?;
     Ok(query)
 }
 
@@ -223,7 +226,29 @@ fn empty() -> LogicalPlan {
     }
 }
 
+/// The rules until none fires; then, if `prune`, column pruning and the
+/// rules again (pruning leaves projections for them to push down).
 fn run_rules(
+    plan: LogicalPlan,
+    rules: &[&dyn Rule],
+    query: &Query,
+    log: &mut RuleLog,
+    prune: bool,
+) -> Result<LogicalPlan> {
+    let mut plan = fixpoint(plan, rules, query, log)?;
+    if prune {
+        plan = prune_columns::run(plan);
+        log.record(LogEntry {
+            rule: prune_columns::NAME,
+            node: "the whole plan".into(),
+            rejected: None,
+        });
+        plan = fixpoint(plan, rules, query, log)?;
+    }
+    Ok(plan)
+}
+
+fn fixpoint(
     mut plan: LogicalPlan,
     rules: &[&dyn Rule],
     query: &Query,

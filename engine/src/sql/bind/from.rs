@@ -4,32 +4,147 @@
 
 use sqlparser::ast as sql;
 
+use super::coerce::{cast_to, common_type};
+use super::expr::ExprBinder;
 use super::query::{dedup_names, rename_columns};
+use super::scope::Scope;
 use super::Binder;
 use crate::error::{unsupported, Result};
-use crate::plan::{Column, LogicalPlan, TableQuery};
+use crate::expr::scalar::Func;
+use crate::expr::{conjunction, conjuncts, ExprKind, TExpr};
+use crate::plan::{requalify, split_equi_keys, Column, JoinKind, LogicalPlan, TableQuery};
 use crate::sql::table_ref::{self, TableRef};
 
 impl Binder<'_> {
-    /// The relation of a FROM clause and its columns. No FROM reads one row
-    /// of no columns (`SELECT 1 + 1`).
-    pub(crate) fn bind_from(&mut self, from: &[sql::TableWithJoins]) -> Result<LogicalPlan> {
-        match from {
-            [] => Ok(LogicalPlan::Values {
-                rows: vec![Vec::new()],
-                columns: Vec::new(),
-            }),
-            [t] => {
-                if !t.joins.is_empty() {
-                    return unsupported("joins");
-                }
-                self.relation(&t.relation)
+    /// The relation of a FROM clause and the scope of its columns: its
+    /// items cross-joined, each with its joins. No FROM reads one row of no
+    /// columns (`SELECT 1 + 1`).
+    pub(crate) fn bind_from(
+        &mut self,
+        from: &[sql::TableWithJoins],
+    ) -> Result<(LogicalPlan, Scope)> {
+        let mut out: Option<(LogicalPlan, Scope)> = None;
+        for item in from {
+            let mut cur = self.relation(&item.relation)?;
+            for j in &item.joins {
+                let right = self.relation(&j.relation)?;
+                cur = self.join(cur, right, &j.join_operator)?;
             }
-            _ => unsupported("joins (several FROM items)"),
+            out = Some(match out {
+                None => cur,
+                Some(prev) => cross(prev, cur),
+            });
         }
+        Ok(out.unwrap_or_else(|| {
+            (
+                LogicalPlan::Values {
+                    rows: vec![Vec::new()],
+                    columns: Vec::new(),
+                },
+                Scope::default(),
+            )
+        }))
     }
 
-    fn relation(&mut self, factor: &sql::TableFactor) -> Result<LogicalPlan> {
+    /// `left JOIN right` with its constraint.
+    fn join(
+        &mut self,
+        left: (LogicalPlan, Scope),
+        right: (LogicalPlan, Scope),
+        op: &sql::JoinOperator,
+    ) -> Result<(LogicalPlan, Scope)> {
+        use sql::JoinOperator as J;
+        let (kind, constraint) = match op {
+            J::Join(c) | J::Inner(c) => (JoinKind::Inner, c),
+            J::Left(c) | J::LeftOuter(c) => (JoinKind::Left, c),
+            J::Right(c) | J::RightOuter(c) => (JoinKind::Right, c),
+            J::FullOuter(c) => (JoinKind::Full, c),
+            J::CrossJoin(c) => (JoinKind::Inner, c),
+            J::Semi(c) | J::LeftSemi(c) => (JoinKind::Semi, c),
+            J::Anti(c) | J::LeftAnti(c) => (JoinKind::Anti, c),
+            other => return unsupported(format!("{} joins", other_join_name(other))),
+        };
+        let (lplan, lscope) = left;
+        let (rplan, rscope) = right;
+        let nl = lscope.columns.len();
+        let scope = Scope::concat(lscope.clone(), rscope.clone());
+        let mut keys: Vec<(TExpr, TExpr)> = Vec::new();
+        let mut filter = None;
+        // Columns merged by USING / NATURAL: (left position, right position).
+        let mut merged: Vec<(usize, usize)> = Vec::new();
+        match constraint {
+            sql::JoinConstraint::None => {}
+            sql::JoinConstraint::On(e) => {
+                let mut b = ExprBinder::new(&scope);
+                let on = b.expr(e)?;
+                let on = b.expect_bool(on, "ON")?;
+                let (k, rest) = split_equi_keys(conjuncts(on), nl);
+                keys = k;
+                filter = conjunction(rest);
+            }
+            sql::JoinConstraint::Using(names) => {
+                for n in names {
+                    let name = n.0.last().map(|p| p.to_string()).unwrap_or_default();
+                    let name = name.trim_matches('"').to_string();
+                    let l = lscope
+                        .find(None, &name)?
+                        .ok_or_else(|| lscope.not_found(None, &name))?;
+                    let r = rscope
+                        .find(None, &name)?
+                        .ok_or_else(|| rscope.not_found(None, &name))?;
+                    merged.push((l, r));
+                }
+            }
+            sql::JoinConstraint::Natural => {
+                for &l in &lscope.star {
+                    let name = &lscope.columns[l].name;
+                    if let Some(r) = rscope.find(None, name)? {
+                        merged.push((l, r));
+                    }
+                }
+            }
+        }
+        for &(l, r) in &merged {
+            let (a, b) = (
+                col(l, scope.columns[l].ty),
+                col(nl + r, scope.columns[nl + r].ty),
+            );
+            keys.push(typed_key(a, b, nl)?);
+        }
+        let plan = LogicalPlan::Join {
+            kind: kind.clone(),
+            left: lplan.boxed(),
+            right: rplan.boxed(),
+            keys,
+            filter,
+        };
+        if !kind.has_right_columns() {
+            return Ok((plan, lscope));
+        }
+        if merged.is_empty() {
+            return Ok((plan, scope));
+        }
+        merge_using(plan, scope, &kind, nl, &merged)
+    }
+
+    /// One FROM item and the scope of its columns.
+    fn relation(&mut self, factor: &sql::TableFactor) -> Result<(LogicalPlan, Scope)> {
+        if let sql::TableFactor::NestedJoin {
+            table_with_joins,
+            alias,
+        } = factor
+        {
+            if alias.is_some() {
+                return unsupported("an alias on a parenthesized join");
+            }
+            return self.bind_from(std::slice::from_ref(table_with_joins));
+        }
+        let plan = self.relation_plan(factor)?;
+        let scope = Scope::new(plan.columns());
+        Ok((plan, scope))
+    }
+
+    fn relation_plan(&mut self, factor: &sql::TableFactor) -> Result<LogicalPlan> {
         match factor {
             sql::TableFactor::Table {
                 name, alias, args, ..
@@ -93,7 +208,6 @@ impl Binder<'_> {
                 }
                 Ok(requalify(plan, columns, qualifier))
             }
-            sql::TableFactor::NestedJoin { .. } => unsupported("joins"),
             sql::TableFactor::UNNEST { .. } => unsupported("UNNEST"),
             sql::TableFactor::Pivot { .. } | sql::TableFactor::Unpivot { .. } => {
                 unsupported("PIVOT / UNPIVOT")
@@ -101,6 +215,105 @@ impl Binder<'_> {
             other => unsupported(format!("FROM item {other}")),
         }
     }
+}
+
+/// Two relations side by side: every pair of their rows.
+fn cross(left: (LogicalPlan, Scope), right: (LogicalPlan, Scope)) -> (LogicalPlan, Scope) {
+    let scope = Scope::concat(left.1, right.1);
+    (
+        LogicalPlan::Join {
+            kind: JoinKind::Inner,
+            left: left.0.boxed(),
+            right: right.0.boxed(),
+            keys: Vec::new(),
+            filter: None,
+        },
+        scope,
+    )
+}
+
+fn col(i: usize, ty: crate::value::LType) -> TExpr {
+    TExpr {
+        kind: ExprKind::Col(i),
+        ty,
+    }
+}
+
+fn other_join_name(op: &sql::JoinOperator) -> &'static str {
+    use sql::JoinOperator as J;
+    match op {
+        J::RightSemi(_) | J::RightAnti(_) => "RIGHT SEMI / RIGHT ANTI",
+        J::CrossApply | J::OuterApply => "APPLY",
+        J::AsOf { .. } => "ASOF",
+        _ => "these",
+    }
+}
+
+/// An equality key of a join: the left expression and the right one
+/// (rebased on the right input's columns), cast to their common type.
+fn typed_key(l: TExpr, r: TExpr, nl: usize) -> Result<(TExpr, TExpr)> {
+    let ty = common_type(&l, &r)?;
+    let r = r.map_columns(&|c| c - nl);
+    Ok((cast_to(l, ty)?, cast_to(r, ty)?))
+}
+
+/// A join's output with the columns merged by USING: one column each, at
+/// the left's place in `*` and reached by its unqualified name, holding the
+/// left value (INNER, LEFT), the right value (RIGHT) or the first non-NULL
+/// of the two (FULL); the sides' own columns stay reachable qualified.
+fn merge_using(
+    plan: LogicalPlan,
+    mut scope: Scope,
+    kind: &JoinKind,
+    nl: usize,
+    merged: &[(usize, usize)],
+) -> Result<(LogicalPlan, Scope)> {
+    let columns = plan.columns();
+    let mut exprs: Vec<TExpr> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| col(i, c.ty))
+        .collect();
+    let mut out_cols = columns.clone();
+    for &(l, r) in merged {
+        let r = nl + r;
+        scope.visible[l] = false;
+        scope.visible[r] = false;
+        scope.star.retain(|&i| i != r);
+        let value = match kind {
+            JoinKind::Inner | JoinKind::Left => col(l, columns[l].ty),
+            JoinKind::Right => col(r, columns[r].ty),
+            _ => {
+                let ty = common_type(&col(l, columns[l].ty), &col(r, columns[r].ty))?;
+                TExpr {
+                    kind: ExprKind::Func(
+                        Box::new(Func::Coalesce),
+                        vec![
+                            cast_to(col(l, columns[l].ty), ty)?,
+                            cast_to(col(r, columns[r].ty), ty)?,
+                        ],
+                    ),
+                    ty,
+                }
+            }
+        };
+        let at = exprs.len();
+        out_cols.push(Column::new(columns[l].name.clone(), value.ty));
+        exprs.push(value);
+        scope.columns.push(out_cols[at].clone());
+        scope.visible.push(true);
+        if let Some(p) = scope.star.iter().position(|&i| i == l) {
+            scope.star[p] = at;
+        }
+    }
+    Ok((
+        LogicalPlan::Project {
+            input: plan.boxed(),
+            exprs,
+            columns: out_cols,
+        },
+        scope,
+    ))
 }
 
 /// The qualifier of a table without alias: its name (a path's file name
@@ -118,30 +331,5 @@ fn default_qualifier(t: &TableRef) -> String {
             }
         }
         TableRef::Function { name, .. } => name.clone(),
-    }
-}
-
-/// `plan` whose output is named `columns` under `qualifier`: a projection
-/// of its columns under the new names.
-pub(crate) fn requalify(
-    plan: LogicalPlan,
-    mut columns: Vec<Column>,
-    qualifier: Option<String>,
-) -> LogicalPlan {
-    for c in &mut columns {
-        c.qualifier = qualifier.clone();
-    }
-    let exprs = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| crate::expr::TExpr {
-            kind: crate::expr::ExprKind::Col(i),
-            ty: c.ty,
-        })
-        .collect();
-    LogicalPlan::Project {
-        input: plan.boxed(),
-        exprs,
-        columns,
     }
 }

@@ -10,42 +10,57 @@ use crate::plan::Column;
 pub struct Scope {
     /// The FROM relation's output columns, in order.
     pub columns: Vec<Column>,
+    /// Per column: whether an unqualified name reaches it (a column merged
+    /// by `USING` is reached as its merged value; the sides' own columns
+    /// only qualified).
+    pub visible: Vec<bool>,
+    /// The columns `*` lists, in order.
+    pub star: Vec<usize>,
 }
 
 impl Scope {
-    /// A scope over `columns`.
+    /// A scope over `columns`, every one visible, `*` in order.
     pub fn new(columns: Vec<Column>) -> Scope {
-        Scope { columns }
+        let n = columns.len();
+        Scope {
+            columns,
+            visible: vec![true; n],
+            star: (0..n).collect(),
+        }
+    }
+
+    /// The scope of `left`'s columns followed by `right`'s.
+    pub fn concat(left: Scope, right: Scope) -> Scope {
+        let n = left.columns.len();
+        let mut s = left;
+        s.columns.extend(right.columns);
+        s.visible.extend(right.visible);
+        s.star.extend(right.star.into_iter().map(|i| i + n));
+        s
     }
 
     /// The position of the column `qualifier.name` (`qualifier` `None`: any
-    /// relation), `Ok(None)` when there is none.
+    /// relation, among the columns an unqualified name reaches), `Ok(None)`
+    /// when there is none.
     pub fn find(&self, qualifier: Option<&str>, name: &str) -> Result<Option<usize>> {
-        let matches_qualifier = |c: &Column, exact: bool| match (qualifier, &c.qualifier) {
-            (None, _) => true,
-            (Some(q), Some(cq)) => {
-                if exact {
-                    q == cq
-                } else {
-                    q.eq_ignore_ascii_case(cq)
-                }
+        let eq = |a: &str, b: &str, exact: bool| {
+            if exact {
+                a == b
+            } else {
+                a.eq_ignore_ascii_case(b)
             }
-            (Some(_), None) => false,
         };
         for exact in [true, false] {
-            let hits: Vec<usize> = self
-                .columns
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| {
-                    matches_qualifier(c, exact)
-                        && if exact {
-                            c.name == name
-                        } else {
-                            c.name.eq_ignore_ascii_case(name)
-                        }
+            let hits: Vec<usize> = (0..self.columns.len())
+                .filter(|&i| {
+                    let c = &self.columns[i];
+                    let q_ok = match (qualifier, &c.qualifier) {
+                        (None, _) => self.visible[i],
+                        (Some(q), Some(cq)) => eq(q, cq, exact),
+                        (Some(_), None) => false,
+                    };
+                    q_ok && eq(&c.name, name, exact)
                 })
-                .map(|(i, _)| i)
                 .collect();
             match hits.as_slice() {
                 [] => continue,

@@ -72,8 +72,7 @@ impl Binder<'_> {
             Some(sql::Distinct::On(exprs)) => Distinct::On(exprs),
             Some(other) => return unsupported(format!("SELECT {other}")),
         };
-        let input = self.bind_from(&sel.from)?;
-        let scope = Scope::new(input.columns());
+        let (input, scope) = self.bind_from(&sel.from)?;
         let items = star::expand(&sel.projection, &scope)?;
         let order_exprs: &[sql::OrderByExpr] = match order {
             OrderSpec::Exprs(v) => v,
@@ -229,9 +228,10 @@ impl Binder<'_> {
                 .map(|k| Column::new(show(k, &name, &|s| format!("@{s}")), k.ty))
                 .collect();
             columns.extend(aggs.iter().map(|a| {
-                let arg = a.arg.as_ref().map_or("*".to_string(), |x| {
-                    show(x, &name, &|s| format!("@{s}"))
-                });
+                let arg = a
+                    .arg
+                    .as_ref()
+                    .map_or("*".to_string(), |x| show(x, &name, &|s| format!("@{s}")));
                 let d = if a.distinct { "DISTINCT " } else { "" };
                 Column::new(format!("{}({d}{arg})", a.func.name()), a.ty)
             }));

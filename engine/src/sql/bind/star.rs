@@ -76,7 +76,7 @@ pub(crate) fn expand(projection: &[sql::SelectItem], scope: &Scope) -> Result<Ve
                 return unsupported("an expression with several aliases")
             }
             sql::SelectItem::Wildcard(opts) => {
-                let all: Vec<usize> = (0..scope.columns.len()).collect();
+                let all: Vec<usize> = scope.star.clone();
                 items.extend(star(scope, all, opts)?);
             }
             sql::SelectItem::QualifiedWildcard(kind, opts) => {
@@ -256,11 +256,10 @@ fn matching<'s>(scope: &'s Scope, pattern: &str) -> Result<Vec<(usize, &'s str)>
     let re = regex::Regex::new(pattern)
         .map_err(|e| EngineError::Invalid(format!("bad regular expression in COLUMNS(): {e}")))?;
     let out: Vec<(usize, &str)> = scope
-        .columns
+        .star
         .iter()
-        .enumerate()
-        .filter(|(_, c)| re.is_match(&c.name))
-        .map(|(i, c)| (i, c.name.as_str()))
+        .map(|&i| (i, scope.columns[i].name.as_str()))
+        .filter(|(_, n)| re.is_match(n))
         .collect();
     if out.is_empty() {
         return invalid(format!("COLUMNS({pattern:?}) matches no column"));
