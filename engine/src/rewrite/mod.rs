@@ -6,8 +6,9 @@
 //! up, until none fires, and records in a [`RuleLog`] every rule that fired
 //! and every rule that saw a node of its shape but declined (and why), for
 //! EXPLAIN. Three kinds of rule run:
-//! - logical rewrites (`inline_cte`, `filter_pushdown`,
-//!   `distinct_to_aggregate`);
+//! - logical rewrites (`inline_cte`, `mark_join_to_semi`,
+//!   `filter_pushdown`, `distinct_to_aggregate`, and the `prune_columns`
+//!   pass);
 //! - pushdowns into the table engine's [`TableQuery`] leaf
 //!   (`*_into_table`): what the sorted-vector engine answers in one pass;
 //! - strategies of a [`TableQuery`] (`block_pruning`,
@@ -34,6 +35,7 @@ pub mod having_into_table;
 pub mod inline_cte;
 pub mod late_materialization;
 pub mod limit_into_table;
+pub mod mark_join_to_semi;
 pub mod project_into_table;
 pub mod prune_columns;
 pub mod sort_into_table;
@@ -90,6 +92,7 @@ pub trait Rule: Sync {
 /// The rules in the order they run.
 pub static RULES: &[&dyn Rule] = &[
     &inline_cte::InlineCte,
+    &mark_join_to_semi::MarkJoinToSemi,
     &filter_pushdown::FilterPushdown,
     &distinct_to_aggregate::DistinctToAggregate,
     &filter_into_table::FilterIntoTable,

@@ -7,7 +7,10 @@ use super::aggregate::AggCtx;
 use super::coerce::{cast_to, common_type, decimal_arith};
 use super::function::{add_interval, extract_expr, not, rounding_call, str_call};
 use super::literal::{date_part, fold, literal, literal_int, sql_type};
+use super::query::cast_columns;
 use super::scope::Scope;
+use super::subquery::{BoundSubquery, SubqueryKind};
+use super::{Binder, OuterFrame};
 use crate::error::{invalid, unsupported, EngineError, Result};
 use crate::expr::rounding::Rounding;
 use crate::expr::strfn::StrFn;
@@ -55,6 +58,11 @@ pub(crate) struct ExprBinder<'a> {
     depth: usize,
     /// Aliases being expanded (an alias may not refer to itself).
     expanding: Vec<String>,
+    /// The binder of subqueries in the expression (`None`: subqueries are
+    /// not allowed here); it also holds the enclosing queries' scopes.
+    pub binder: Option<&'a Binder<'a>>,
+    /// The subqueries met, in order (`ExprKind::Subquery(i)` is the `i`-th).
+    pub subqueries: Vec<BoundSubquery>,
 }
 
 impl<'a> ExprBinder<'a> {
@@ -66,7 +74,16 @@ impl<'a> ExprBinder<'a> {
             aggs: None,
             depth: 0,
             expanding: Vec::new(),
+            binder: None,
+            subqueries: Vec::new(),
         }
+    }
+
+    /// The same, binding subqueries with `binder` and resolving names of
+    /// enclosing queries through it.
+    pub(crate) fn with_binder(mut self, binder: &'a Binder<'a>) -> ExprBinder<'a> {
+        self.binder = Some(binder);
+        self
     }
 
     /// The same, with select-list aliases.
@@ -98,7 +115,94 @@ impl<'a> ExprBinder<'a> {
                 }
             }
         }
+        if let Some(e) = self.outer_column(qualifier, name)? {
+            return Ok(e);
+        }
         Err(self.scope.not_found(qualifier, name))
+    }
+
+    /// A column of the query enclosing this one (a correlated subquery's
+    /// reference), recorded in its frame.
+    fn outer_column(&mut self, qualifier: Option<&str>, name: &str) -> Result<Option<TExpr>> {
+        let Some(binder) = self.binder else {
+            return Ok(None);
+        };
+        let mut frames = binder.outer.borrow_mut();
+        let n = frames.len();
+        for (depth, frame) in frames.iter_mut().enumerate().rev() {
+            let Some(i) = frame.scope.find(qualifier, name)? else {
+                continue;
+            };
+            if depth + 1 != n {
+                return unsupported(
+                    "a subquery referring to a column of a query more than one level out",
+                );
+            }
+            let ty = frame.scope.columns[i].ty;
+            let k = match frame.refs.iter().position(|&r| r == i) {
+                Some(k) => k,
+                None => {
+                    frame.refs.push(i);
+                    frame.refs.len() - 1
+                }
+            };
+            return Ok(Some(TExpr {
+                kind: ExprKind::Outer(k),
+                ty,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// Binds a subquery of this expression: its plan is kept, the
+    /// expression is a placeholder for its result.
+    fn subquery(&mut self, q: &sql::Query, kind: SubqueryKind) -> Result<TExpr> {
+        let Some(binder) = self.binder else {
+            return unsupported("a subquery here");
+        };
+        binder.outer.borrow_mut().push(OuterFrame {
+            scope: self.scope.clone(),
+            refs: Vec::new(),
+        });
+        let plan = binder.nested(|b| b.bind_query(q));
+        let frame = binder.outer.borrow_mut().pop();
+        let mut plan = plan?;
+        let outer = frame.map(|f| f.refs).unwrap_or_default();
+        let columns = plan.columns();
+        let (kind, ty) = match kind {
+            SubqueryKind::Exists => (SubqueryKind::Exists, LType::Bool),
+            SubqueryKind::Scalar | SubqueryKind::In { .. } if columns.len() != 1 => {
+                return invalid(format!(
+                    "subquery returns {} columns - expected 1",
+                    columns.len()
+                ))
+            }
+            SubqueryKind::Scalar => (SubqueryKind::Scalar, columns[0].ty),
+            SubqueryKind::In { expr } => {
+                let probe = TExpr {
+                    kind: ExprKind::Col(0),
+                    ty: columns[0].ty,
+                };
+                let ty = common_type(&expr, &probe)?;
+                plan = cast_columns(plan, &[ty])?;
+                (
+                    SubqueryKind::In {
+                        expr: cast_to(expr, ty)?,
+                    },
+                    LType::Bool,
+                )
+            }
+        };
+        self.subqueries.push(BoundSubquery {
+            kind,
+            plan,
+            outer,
+            post: self.aggs.is_some(),
+        });
+        Ok(TExpr {
+            kind: ExprKind::Subquery(self.subqueries.len() - 1),
+            ty,
+        })
     }
 
     /// `a AND b AND ...` (or OR) as one n-ary node, bound without
@@ -457,8 +561,19 @@ impl<'a> ExprBinder<'a> {
                 };
                 rounding_call(mode, self.expr(expr)?)
             }
-            SqlExpr::Subquery(_) | SqlExpr::Exists { .. } | SqlExpr::InSubquery { .. } => {
-                unsupported("subqueries in expressions (IN, EXISTS, scalar subqueries)")
+            SqlExpr::Subquery(q) => self.subquery(q, SubqueryKind::Scalar),
+            SqlExpr::Exists { subquery, negated } => {
+                let e = self.subquery(subquery, SubqueryKind::Exists)?;
+                Ok(if *negated { not(e) } else { e })
+            }
+            SqlExpr::InSubquery {
+                expr,
+                subquery,
+                negated,
+            } => {
+                let x = self.expr(expr)?;
+                let e = self.subquery(subquery, SubqueryKind::In { expr: x })?;
+                Ok(if *negated { not(e) } else { e })
             }
             SqlExpr::Interval(_) => unsupported("INTERVAL"),
             other => unsupported(format!("expression {other}")),

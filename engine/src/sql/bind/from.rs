@@ -19,10 +19,7 @@ impl Binder<'_> {
     /// The relation of a FROM clause and the scope of its columns: its
     /// items cross-joined, each with its joins. No FROM reads one row of no
     /// columns (`SELECT 1 + 1`).
-    pub(crate) fn bind_from(
-        &mut self,
-        from: &[sql::TableWithJoins],
-    ) -> Result<(LogicalPlan, Scope)> {
+    pub(crate) fn bind_from(&self, from: &[sql::TableWithJoins]) -> Result<(LogicalPlan, Scope)> {
         let mut out: Option<(LogicalPlan, Scope)> = None;
         for item in from {
             let mut cur = self.relation(&item.relation)?;
@@ -48,7 +45,7 @@ impl Binder<'_> {
 
     /// `left JOIN right` with its constraint.
     fn join(
-        &mut self,
+        &self,
         left: (LogicalPlan, Scope),
         right: (LogicalPlan, Scope),
         op: &sql::JoinOperator,
@@ -128,7 +125,7 @@ impl Binder<'_> {
     }
 
     /// One FROM item and the scope of its columns.
-    fn relation(&mut self, factor: &sql::TableFactor) -> Result<(LogicalPlan, Scope)> {
+    fn relation(&self, factor: &sql::TableFactor) -> Result<(LogicalPlan, Scope)> {
         if let sql::TableFactor::NestedJoin {
             table_with_joins,
             alias,
@@ -144,7 +141,7 @@ impl Binder<'_> {
         Ok((plan, scope))
     }
 
-    fn relation_plan(&mut self, factor: &sql::TableFactor) -> Result<LogicalPlan> {
+    fn relation_plan(&self, factor: &sql::TableFactor) -> Result<LogicalPlan> {
         match factor {
             sql::TableFactor::Table {
                 name, alias, args, ..
@@ -170,8 +167,7 @@ impl Binder<'_> {
                     }
                 }
                 let tref = table_ref::from_factor(factor)?;
-                let head = self.head;
-                let table = self.open(&tref, head)?;
+                let table = self.open(&tref, self.head.get())?;
                 let name = tref.to_string();
                 let qualifier = match alias {
                     Some(a) => Some(a.name.value.clone()),

@@ -24,6 +24,9 @@ pub mod query;
 pub mod scope;
 pub mod select;
 pub mod star;
+pub mod subquery;
+
+use std::cell::{Cell, RefCell};
 
 use sqlparser::ast as sql;
 use strata_format::Table;
@@ -32,6 +35,7 @@ use crate::catalog::Catalog;
 use crate::error::{invalid, Result};
 use crate::plan::{Column, Cte, Query};
 use crate::sql::table_ref::TableRef;
+use scope::Scope;
 
 pub use coerce::cast_to;
 pub use expr::MAX_EXPR_DEPTH;
@@ -47,19 +51,38 @@ struct CteBinding {
     columns: Vec<Column>,
 }
 
+/// An enclosing query's scope, seen by a subquery being bound, and the
+/// columns of it the subquery refers to.
+#[derive(Debug, Clone)]
+pub(crate) struct OuterFrame {
+    /// The enclosing query's columns.
+    pub scope: Scope,
+    /// The positions in `scope` referred to, in order of first reference
+    /// (`ExprKind::Outer(i)` is the `i`-th).
+    pub refs: Vec<usize>,
+}
+
+/// What binding a query changes as it goes.
+#[derive(Default)]
+struct State {
+    ctes: Vec<Cte>,
+    visible: Vec<CteBinding>,
+    opened: Vec<(TableRef, Option<u64>, Table)>,
+    heads_used: Vec<(Table, u64)>,
+}
+
 /// How the binder opens tables: through a catalog, with the words that may
 /// name columns (so a catalog loading files on demand loads only those),
 /// and optionally just the first rows of the top-level query's table.
 pub struct Binder<'c> {
     catalog: &'c dyn Catalog,
     words: Option<Vec<String>>,
-    head: Option<u64>,
-    ctes: Vec<Cte>,
-    visible: Vec<CteBinding>,
-    opened: Vec<(TableRef, Option<u64>, Table)>,
-    depth: usize,
-    /// The tables opened with only their first rows, and how many were asked for.
-    pub heads_used: Vec<(Table, u64)>,
+    head: Cell<Option<u64>>,
+    state: RefCell<State>,
+    depth: Cell<usize>,
+    /// The scopes of the queries enclosing the one being bound, innermost
+    /// last.
+    pub(crate) outer: RefCell<Vec<OuterFrame>>,
 }
 
 impl<'c> Binder<'c> {
@@ -69,37 +92,39 @@ impl<'c> Binder<'c> {
         Binder {
             catalog,
             words,
-            head: None,
-            ctes: Vec::new(),
-            visible: Vec::new(),
-            opened: Vec::new(),
-            depth: 0,
-            heads_used: Vec::new(),
+            head: Cell::new(None),
+            state: RefCell::default(),
+            depth: Cell::new(0),
+            outer: RefCell::default(),
         }
     }
 
     /// Opens the top-level query's table with only its first `rows` rows
     /// where the catalog can (see [`Catalog::open_head`]).
-    pub fn with_head(mut self, rows: Option<u64>) -> Binder<'c> {
-        self.head = rows;
+    pub fn with_head(self, rows: Option<u64>) -> Binder<'c> {
+        self.head.set(rows);
         self
     }
 
-    /// Binds a whole query.
-    pub fn bind(mut self, q: &sql::Query) -> Result<(Query, Vec<(Table, u64)>)> {
+    /// Binds a whole query; also returns the tables opened with only their
+    /// first rows, and how many rows were asked for.
+    pub fn bind(self, q: &sql::Query) -> Result<(Query, Vec<(Table, u64)>)> {
         let root = self.bind_query(q)?;
+        let state = self.state.into_inner();
         Ok((
             Query {
                 root,
-                ctes: self.ctes,
+                ctes: state.ctes,
             },
-            self.heads_used,
+            state.heads_used,
         ))
     }
 
     /// Opens a table (once per query for each reference and head size).
-    fn open(&mut self, table: &TableRef, head: Option<u64>) -> Result<Table> {
+    fn open(&self, table: &TableRef, head: Option<u64>) -> Result<Table> {
         if let Some((_, _, t)) = self
+            .state
+            .borrow()
             .opened
             .iter()
             .find(|(r, h, _)| r == table && *h == head)
@@ -110,29 +135,32 @@ impl<'c> Binder<'c> {
         let t = match head {
             Some(rows) => match self.catalog.open_head(table, words, rows)? {
                 Some(t) => {
-                    self.heads_used.push((t.clone(), rows));
+                    self.state.borrow_mut().heads_used.push((t.clone(), rows));
                     t
                 }
                 None => self.catalog.open_for(table, words)?,
             },
             None => self.catalog.open_for(table, words)?,
         };
-        self.opened.push((table.clone(), head, t.clone()));
+        self.state
+            .borrow_mut()
+            .opened
+            .push((table.clone(), head, t.clone()));
         Ok(t)
     }
 
     /// Runs `f` one subquery level deeper.
-    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
-        if self.depth >= MAX_QUERY_DEPTH {
+    fn nested<T>(&self, f: impl FnOnce(&Self) -> Result<T>) -> Result<T> {
+        if self.depth.get() >= MAX_QUERY_DEPTH {
             return invalid(format!(
                 "subqueries nested too deeply (more than {MAX_QUERY_DEPTH} levels)"
             ));
         }
-        self.depth += 1;
+        self.depth.set(self.depth.get() + 1);
         let head = self.head.take();
         let r = f(self);
-        self.depth -= 1;
-        self.head = head;
+        self.depth.set(self.depth.get() - 1);
+        self.head.set(head);
         r
     }
 }

@@ -150,32 +150,32 @@ fn limits(q: &sql::Query) -> Result<Limits> {
 
 impl Binder<'_> {
     /// Binds a query (a top-level one, a subquery or a CTE body).
-    pub(crate) fn bind_query(&mut self, q: &sql::Query) -> Result<LogicalPlan> {
+    pub(crate) fn bind_query(&self, q: &sql::Query) -> Result<LogicalPlan> {
         if q.fetch.is_some() || !q.locks.is_empty() || q.for_clause.is_some() {
             return unsupported("FETCH / FOR UPDATE / FOR XML");
         }
         if q.settings.is_some() || q.format_clause.is_some() || !q.pipe_operators.is_empty() {
             return unsupported("SETTINGS / FORMAT / pipe operators");
         }
-        let mark = self.visible.len();
+        let mark = self.state.borrow().visible.len();
         let r = self.with_clause(q).and_then(|()| self.body_of(q));
-        self.visible.truncate(mark);
+        self.state.borrow_mut().visible.truncate(mark);
         r
     }
 
     /// Binds the WITH clause's CTEs, each visible to the ones after it and
     /// to the query.
-    fn with_clause(&mut self, q: &sql::Query) -> Result<()> {
+    fn with_clause(&self, q: &sql::Query) -> Result<()> {
         let Some(with) = &q.with else {
             return Ok(());
         };
         if with.recursive {
             return unsupported("WITH RECURSIVE");
         }
-        let clause_start = self.visible.len();
+        let clause_start = self.state.borrow().visible.len();
         for cte in &with.cte_tables {
             let name = cte.alias.name.value.clone();
-            if self.visible[clause_start..]
+            if self.state.borrow().visible[clause_start..]
                 .iter()
                 .any(|c| c.name.eq_ignore_ascii_case(&name))
             {
@@ -188,19 +188,20 @@ impl Binder<'_> {
             for c in &mut columns {
                 c.qualifier = Some(name.clone());
             }
-            let id = self.ctes.len();
-            self.ctes.push(Cte {
+            let mut st = self.state.borrow_mut();
+            let id = st.ctes.len();
+            st.ctes.push(Cte {
                 id,
                 name: name.clone(),
                 plan,
             });
-            self.visible.push(CteBinding { name, id, columns });
+            st.visible.push(CteBinding { name, id, columns });
         }
         Ok(())
     }
 
     /// The query's body with its ORDER BY and LIMIT.
-    fn body_of(&mut self, q: &sql::Query) -> Result<LogicalPlan> {
+    fn body_of(&self, q: &sql::Query) -> Result<LogicalPlan> {
         let order = OrderSpec::of(q)?;
         let limits = limits(q)?;
         if let sql::SetExpr::Select(s) = q.body.as_ref() {
@@ -212,7 +213,7 @@ impl Binder<'_> {
     }
 
     /// A query body as a plan.
-    fn set_expr(&mut self, body: &sql::SetExpr) -> Result<LogicalPlan> {
+    fn set_expr(&self, body: &sql::SetExpr) -> Result<LogicalPlan> {
         match body {
             sql::SetExpr::Select(s) => self.bind_select(s, &OrderSpec::None, Limits::default()),
             sql::SetExpr::Query(q) => self.nested(|b| b.bind_query(q)),
@@ -247,7 +248,7 @@ impl Binder<'_> {
 
     /// `VALUES (...), (...)`: constant rows, columns named `col0`, `col1`, ...
     /// of each column's common type.
-    pub(crate) fn values(&mut self, v: &sql::Values) -> Result<LogicalPlan> {
+    pub(crate) fn values(&self, v: &sql::Values) -> Result<LogicalPlan> {
         let scope = Scope::default();
         let mut rows: Vec<Vec<TExpr>> = Vec::new();
         for row in &v.rows {
@@ -298,7 +299,7 @@ impl Binder<'_> {
 
     /// ORDER BY over a plan's output columns (set operations, VALUES):
     /// by position, by name, or by an expression of the columns.
-    fn order_output(&mut self, plan: LogicalPlan, order: &OrderSpec) -> Result<LogicalPlan> {
+    fn order_output(&self, plan: LogicalPlan, order: &OrderSpec) -> Result<LogicalPlan> {
         let columns = plan.columns();
         let keys = match order {
             OrderSpec::None => return Ok(plan),
@@ -341,12 +342,13 @@ impl Binder<'_> {
 
     /// The visible CTE named `name`, innermost first.
     pub(crate) fn cte(&self, name: &str) -> Option<(usize, Vec<Column>)> {
-        self.visible
+        let st = self.state.borrow();
+        st.visible
             .iter()
             .rev()
             .find(|c| c.name == name)
             .or_else(|| {
-                self.visible
+                st.visible
                     .iter()
                     .rev()
                     .find(|c| c.name.eq_ignore_ascii_case(name))

@@ -16,11 +16,15 @@ use super::expr::ExprBinder;
 use super::query::{order_key, order_options, ordinal, Limits, OrderSpec};
 use super::scope::Scope;
 use super::star::{self, expr_name, Item, ItemExpr};
+use super::subquery::{attach, replace_placeholders, BoundSubquery, SubqueryKind};
 use super::Binder;
 use crate::error::{invalid, unsupported, EngineError, Result};
 use crate::expr::{ExprKind, TExpr};
 use crate::plan::display::show;
 use crate::plan::{Column, LogicalPlan, OrderKey};
+
+/// Subqueries with their placeholder numbers.
+type Numbered = Vec<(usize, BoundSubquery)>;
 
 /// `SELECT DISTINCT` or `SELECT DISTINCT ON (...)`.
 enum Distinct<'s> {
@@ -60,7 +64,7 @@ fn col(i: usize, ty: crate::value::LType) -> TExpr {
 impl Binder<'_> {
     /// Binds a SELECT with the ORDER BY and LIMIT of its query.
     pub(crate) fn bind_select(
-        &mut self,
+        &self,
         sel: &sql::Select,
         order: &OrderSpec,
         limits: Limits,
@@ -118,12 +122,15 @@ impl Binder<'_> {
             if contains_agg(w) {
                 return invalid("aggregate functions are not allowed in WHERE");
             }
-            let mut b = ExprBinder::new(&scope).with_aliases(&aliases);
+            let mut b = ExprBinder::new(&scope)
+                .with_aliases(&aliases)
+                .with_binder(self);
             let e = b.expr(w)?;
             let predicate = b.expect_bool(e, "WHERE")?;
+            let (p, repl) = attach(plan, std::mem::take(&mut b.subqueries))?;
             plan = LogicalPlan::Filter {
-                input: plan.boxed(),
-                predicate,
+                input: p.boxed(),
+                predicate: replace_placeholders(predicate, &repl),
             };
         }
 
@@ -132,10 +139,21 @@ impl Binder<'_> {
         let select: Vec<(String, TExpr)>;
         let mut order_keys: Vec<OrderKey> = Vec::new();
         if !is_agg {
-            let mut b = ExprBinder::new(&scope).with_aliases(&aliases);
-            select = bind_items(&items, &mut b)?;
+            let mut b = ExprBinder::new(&scope)
+                .with_aliases(&aliases)
+                .with_binder(self);
+            let bound = bind_items(&items, &mut b)?;
             if matches!(distinct, Distinct::No) {
-                order_keys = resolve_order(order, &items, &select, &mut |e| b.expr(e))?;
+                order_keys = resolve_order(order, &items, &bound, &mut |e| b.expr(e))?;
+            }
+            let (p, repl) = attach(plan, std::mem::take(&mut b.subqueries))?;
+            plan = p;
+            select = bound
+                .into_iter()
+                .map(|(n, e)| (n, replace_placeholders(e, &repl)))
+                .collect();
+            for k in &mut order_keys {
+                k.expr = replace_placeholders(k.expr.clone(), &repl);
             }
         } else {
             // Group keys over the FROM scope.
@@ -194,7 +212,9 @@ impl Binder<'_> {
                 }
             }
             // Items, HAVING and ORDER BY over the aggregation's slots.
-            let mut b = ExprBinder::new(&scope).with_aliases(&aliases);
+            let mut b = ExprBinder::new(&scope)
+                .with_aliases(&aliases)
+                .with_binder(self);
             b.aggs = Some(AggCtx {
                 aggs: Vec::new(),
                 nkeys: keys.len(),
@@ -221,7 +241,26 @@ impl Binder<'_> {
                     over_groups(x, &keys, &scope)
                 })?;
             }
-            let aggs = b.aggs.take().map(|c| c.aggs).unwrap_or_default();
+            let mut aggs = b.aggs.take().map(|c| c.aggs).unwrap_or_default();
+            // Subqueries inside aggregate arguments join the input rows;
+            // the others (uncorrelated) join the groups.
+            let subs = std::mem::take(&mut b.subqueries);
+            let (pre, post): (Numbered, Numbered) =
+                subs.into_iter().enumerate().partition(|(_, s)| !s.post);
+            let mut repl: Vec<TExpr> =
+                vec![
+                    TExpr::lit(crate::value::Value::Null, crate::value::LType::Null);
+                    pre.len() + post.len()
+                ];
+            let (pre_idx, pre_subs): (Vec<usize>, Vec<BoundSubquery>) = pre.into_iter().unzip();
+            let (p, pre_repl) = attach(plan, pre_subs)?;
+            plan = p;
+            for (i, e) in pre_idx.into_iter().zip(pre_repl) {
+                repl[i] = e;
+            }
+            for a in &mut aggs {
+                a.arg = a.arg.take().map(|x| replace_placeholders(x, &repl));
+            }
             let name = |i: usize| scope.columns[i].name.clone();
             let mut columns: Vec<Column> = keys
                 .iter()
@@ -241,22 +280,36 @@ impl Binder<'_> {
                 aggs,
                 columns,
             };
+            let (post_idx, mut post_subs): (Vec<usize>, Vec<BoundSubquery>) =
+                post.into_iter().unzip();
+            if post_subs.iter().any(|s| !s.outer.is_empty()) {
+                return unsupported(
+                    "a correlated subquery in HAVING or the select list of a grouped query",
+                );
+            }
+            for s in &mut post_subs {
+                if let SubqueryKind::In { expr } = &mut s.kind {
+                    *expr = replace_placeholders(expr.clone().refs_to_cols(), &repl);
+                }
+            }
+            let (p, post_repl) = attach(plan, post_subs)?;
+            plan = p;
+            for (i, e) in post_idx.into_iter().zip(post_repl) {
+                repl[i] = e;
+            }
+            let having = having.map(|h| replace_placeholders(h.refs_to_cols(), &repl));
             if let Some(h) = having {
                 plan = LogicalPlan::Filter {
                     input: plan.boxed(),
-                    predicate: h.refs_to_cols(),
+                    predicate: h,
                 };
             }
             select = post_items
                 .into_iter()
-                .map(|(n, e)| (n, e.refs_to_cols()))
+                .map(|(n, e)| (n, replace_placeholders(e.refs_to_cols(), &repl)))
                 .collect();
             for k in &mut order_keys {
-                k.expr = std::mem::replace(
-                    &mut k.expr,
-                    TExpr::lit(crate::value::Value::Null, crate::value::LType::Null),
-                )
-                .refs_to_cols();
+                k.expr = replace_placeholders(k.expr.clone().refs_to_cols(), &repl);
             }
         }
 
@@ -301,7 +354,7 @@ impl Binder<'_> {
     /// each ON group in ORDER BY's order, then the hidden columns dropped.
     #[allow(clippy::too_many_arguments)]
     fn distinct_on(
-        &mut self,
+        &self,
         plan: LogicalPlan,
         select: Vec<(String, TExpr)>,
         on: &[SqlExpr],
