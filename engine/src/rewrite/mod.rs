@@ -6,8 +6,8 @@
 //! up, until none fires, and records in a [`RuleLog`] every rule that fired
 //! and every rule that saw a node of its shape but declined (and why), for
 //! EXPLAIN. Three kinds of rule run:
-//! - logical rewrites (`inline_cte`, `mark_join_to_semi`,
-//!   `filter_pushdown`, `distinct_to_aggregate`, and the `prune_columns`
+//! - logical rewrites (`inline_cte`, `mark_join_to_semi`, `factor_or`,
+//!   `filter_pushdown`, `join_condition_pushdown`, `distinct_to_aggregate`, and the `prune_columns`
 //!   pass);
 //! - pushdowns into the table engine's [`TableQuery`] leaf
 //!   (`*_into_table`): what the sorted-vector engine answers in one pass;
@@ -28,11 +28,13 @@ pub mod block_pruning;
 pub mod count_distinct_union;
 pub mod distinct_survivors;
 pub mod distinct_to_aggregate;
+pub mod factor_or;
 pub mod filter_into_table;
 pub mod filter_pushdown;
 pub mod first_rows;
 pub mod having_into_table;
 pub mod inline_cte;
+pub mod join_condition_pushdown;
 pub mod late_materialization;
 pub mod limit_into_table;
 pub mod mark_join_to_semi;
@@ -93,7 +95,9 @@ pub trait Rule: Sync {
 pub static RULES: &[&dyn Rule] = &[
     &inline_cte::InlineCte,
     &mark_join_to_semi::MarkJoinToSemi,
+    &factor_or::FactorOr,
     &filter_pushdown::FilterPushdown,
+    &join_condition_pushdown::JoinConditionPushdown,
     &distinct_to_aggregate::DistinctToAggregate,
     &filter_into_table::FilterIntoTable,
     &aggregate_into_table::AggregateIntoTable,
