@@ -186,7 +186,8 @@ fn repl_on_a_pseudo_terminal() {
     assert!(out.contains(r#"{"name":"Ann"}"#), "{out}");
     let out = pty.line(".explain SELECT name FROM people WHERE id > 1");
     assert!(
-        out.contains("TableScan people") && out.contains("blocks: 1 of 1"),
+        out.contains("TableScan (sorted-vector engine on people)")
+            && out.contains("blocks: 1 of 1"),
         "{out}"
     );
     let out = pty.line(".mode xml");

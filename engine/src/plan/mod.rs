@@ -318,6 +318,18 @@ impl LogicalPlan {
         self.columns().into_iter().map(|c| c.ty).collect()
     }
 
+    /// Whether an inner join is anywhere in the tree.
+    #[recursive::recursive]
+    pub fn contains_inner_join(&self) -> bool {
+        matches!(
+            self,
+            LogicalPlan::Join {
+                kind: JoinKind::Inner,
+                ..
+            }
+        ) || self.inputs().iter().any(|p| p.contains_inner_join())
+    }
+
     /// The node's inputs.
     pub fn inputs(&self) -> Vec<&LogicalPlan> {
         match self {

@@ -1,9 +1,12 @@
-//! Estimated rows of plan nodes: upper bounds from the tables' exact
-//! statistics (rows per block, distinct values per block and column), for
-//! EXPLAIN.
+//! Rows of plan nodes from the tables' statistics (rows per block,
+//! distinct values per block and column): exact upper bounds, for EXPLAIN,
+//! and estimates, for choosing join orders.
 
+use crate::expr::{ExprKind, TExpr};
 use crate::plan::{JoinKind, LogicalPlan, Query, SetOpKind, TableQuery};
-use crate::scan::filter::{compile, may_match};
+use crate::scan::block::BlockCtx;
+use crate::scan::filter::{compile, may_match, select};
+use strata_format::Table;
 
 /// An upper bound of the rows `p` produces.
 #[recursive::recursive]
@@ -100,4 +103,186 @@ pub fn pruned_blocks(t: &TableQuery) -> usize {
     (0..t.table.num_blocks())
         .filter(|&b| !may_match(&p, &t.table, b))
         .count()
+}
+
+/// Selectivity assumed for a predicate nothing is known about.
+const UNKNOWN_SELECTIVITY: f64 = 0.3;
+
+/// An estimate of the rows `p` produces, for choosing join orders: a
+/// table query's rows are its table's, scaled by the share of the first
+/// unpruned block's rows its filter keeps; an equi-join's are the
+/// product of its inputs' over the larger number of distinct keys.
+#[recursive::recursive]
+pub fn estimate_rows(p: &LogicalPlan, q: &Query) -> f64 {
+    match p {
+        LogicalPlan::TableQuery(t) => table_estimate(t),
+        LogicalPlan::Filter { input, .. } => estimate_rows(input, q) * UNKNOWN_SELECTIVITY,
+        LogicalPlan::Project { input, .. }
+        | LogicalPlan::Sort { input, .. }
+        | LogicalPlan::Distinct { input }
+        | LogicalPlan::DistinctOn { input, .. } => estimate_rows(input, q),
+        LogicalPlan::Aggregate { input, keys, .. } => {
+            if keys.is_empty() {
+                1.0
+            } else {
+                let n = estimate_rows(input, q);
+                let groups: f64 = keys.iter().map(|k| key_distinct(k, input, q)).product();
+                groups.min(n)
+            }
+        }
+        LogicalPlan::Limit {
+            input,
+            limit,
+            offset,
+        } => {
+            let n = (estimate_rows(input, q) - *offset as f64).max(0.0);
+            limit.map_or(n, |l| n.min(l as f64))
+        }
+        LogicalPlan::SetOp {
+            kind, left, right, ..
+        } => {
+            let (l, r) = (estimate_rows(left, q), estimate_rows(right, q));
+            match kind {
+                SetOpKind::Union => l + r,
+                SetOpKind::Intersect => l.min(r),
+                SetOpKind::Except => l,
+            }
+        }
+        LogicalPlan::Values { rows, .. } => rows.len() as f64,
+        LogicalPlan::Join {
+            kind,
+            left,
+            right,
+            keys,
+            filter,
+        } => {
+            let (l, r) = (estimate_rows(left, q), estimate_rows(right, q));
+            let mut inner = l * r;
+            for (a, b) in keys {
+                let d = key_distinct(a, left, q).max(key_distinct(b, right, q));
+                inner /= d.max(1.0);
+            }
+            if filter.is_some() {
+                inner *= UNKNOWN_SELECTIVITY;
+            }
+            match kind {
+                JoinKind::Inner => inner,
+                JoinKind::Left => inner.max(l),
+                JoinKind::Right => inner.max(r),
+                JoinKind::Full => inner.max(l).max(r),
+                JoinKind::Semi | JoinKind::Anti | JoinKind::AntiNullAware => l * 0.5,
+                JoinKind::Mark { .. } | JoinKind::Single { .. } => l,
+            }
+        }
+        LogicalPlan::CteRef { id, .. } => q
+            .ctes
+            .get(*id)
+            .map_or(f64::MAX, |c| estimate_rows(&c.plan, q)),
+    }
+}
+
+/// A table query's estimated rows.
+fn table_estimate(t: &TableQuery) -> f64 {
+    let table = &t.table;
+    let mut rows = table.num_rows() as f64;
+    if let Some(f) = &t.filter {
+        rows *= filter_share(f, table);
+    }
+    if let Some(a) = &t.aggregation {
+        if a.keys.is_empty() {
+            rows = 1.0;
+        } else {
+            let groups: f64 = a
+                .keys
+                .iter()
+                .map(|k| k.as_col().map_or(rows, |c| column_distinct(table, c)))
+                .product();
+            rows = rows.min(groups);
+        }
+    }
+    let rows = (rows - t.offset as f64).max(0.0);
+    t.limit.map_or(rows, |l| rows.min(l as f64))
+}
+
+/// The share of a table's rows `filter` keeps, measured on the first block
+/// its statistics do not rule out (0 when they rule out every block).
+fn filter_share(filter: &TExpr, table: &Table) -> f64 {
+    let p = compile(filter);
+    let Some(b) = (0..table.num_blocks()).find(|&b| may_match(&p, table, b)) else {
+        return 0.0;
+    };
+    let ctx = BlockCtx::new(table, b);
+    let kept = match select(&p, &ctx) {
+        Ok(sel) => sel.count(ctx.rows) as f64,
+        Err(_) => return UNKNOWN_SELECTIVITY,
+    };
+    let candidates = (0..table.num_blocks())
+        .filter(|&b| may_match(&p, table, b))
+        .count() as f64;
+    let share_of_blocks = candidates / table.num_blocks().max(1) as f64;
+    (kept / f64::from(ctx.rows.max(1))) * share_of_blocks
+}
+
+/// Estimated distinct non-NULL values of a stored column: between the
+/// largest block's count (values repeat across blocks) and the sum over
+/// blocks (each block has its own), leaning to the sum as values grow
+/// unique within blocks.
+fn column_distinct(table: &Table, col: usize) -> f64 {
+    let (mut sum, mut max, mut max_rows) = (0.0f64, 0.0f64, 1.0f64);
+    for b in 0..table.num_blocks() {
+        let s = table.stats(b, col);
+        let d = f64::from(s.distinct);
+        sum += d;
+        if d > max {
+            max = d;
+            max_rows = f64::from(s.rows.max(1));
+        }
+    }
+    max + (sum - max) * (max / max_rows).min(1.0)
+}
+
+/// Estimated distinct values of `key`, an expression over `plan`'s
+/// columns: a stored column's statistics where the key traces back to
+/// one, else the plan's estimated rows.
+#[recursive::recursive]
+pub fn key_distinct(key: &TExpr, plan: &LogicalPlan, q: &Query) -> f64 {
+    let rows = estimate_rows(plan, q);
+    let Some(col) = key.as_col() else {
+        return rows;
+    };
+    let traced = match plan {
+        LogicalPlan::TableQuery(t) if t.aggregation.is_none() => t
+            .select
+            .get(col)
+            .and_then(|(_, e)| e.as_col())
+            .map(|c| column_distinct(&t.table, c)),
+        LogicalPlan::Project { input, exprs, .. } => {
+            exprs.get(col).map(|e| key_distinct(e, input, q))
+        }
+        LogicalPlan::Filter { input, .. }
+        | LogicalPlan::Sort { input, .. }
+        | LogicalPlan::Limit { input, .. }
+        | LogicalPlan::Distinct { input } => Some(key_distinct(key, input, q)),
+        LogicalPlan::Aggregate { input, keys, .. } => {
+            keys.get(col).map(|k| key_distinct(k, input, q))
+        }
+        LogicalPlan::Join {
+            kind, left, right, ..
+        } => {
+            let nl = left.columns().len();
+            if col < nl {
+                Some(key_distinct(key, left, q))
+            } else if kind.has_right_columns() {
+                let k = TExpr {
+                    kind: ExprKind::Col(col - nl),
+                    ty: key.ty,
+                };
+                Some(key_distinct(&k, right, q))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    traced.map_or(rows, |d| d.min(rows.max(1.0)))
 }

@@ -35,6 +35,7 @@ pub mod first_rows;
 pub mod having_into_table;
 pub mod inline_cte;
 pub mod join_condition_pushdown;
+pub mod join_reorder;
 pub mod late_materialization;
 pub mod limit_into_table;
 pub mod mark_join_to_semi;
@@ -120,6 +121,7 @@ pub static RULES: &[&dyn Rule] = &[
 pub fn rule_names() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = RULES.iter().map(|r| r.name()).collect();
     v.push(prune_columns::NAME);
+    v.push(join_reorder::NAME);
     v.push(first_rows::NAME);
     v
 }
@@ -215,34 +217,47 @@ pub fn optimize(mut query: Query, options: &RuleOptions, log: &mut RuleLog) -> R
         .filter(|r| options.enabled(r.name()))
         .collect();
     let prune = options.enabled(prune_columns::NAME);
+    let reorder = options.enabled(join_reorder::NAME);
     // CTE bodies first (each once), then the query.
     for i in 0..query.ctes.len() {
         let plan = std::mem::replace(&mut query.ctes[i].plan, empty());
-        let plan = run_rules(plan, &rules, &query, log, prune)?;
+        let plan = run_rules(plan, &rules, &query, log, prune, reorder)?;
         query.ctes[i].plan = plan;
     }
     let root = std::mem::replace(&mut query.root, empty());
-    query.root = run_rules(root, &rules, &query, log, prune)?;
+    query.root = run_rules(root, &rules, &query, log, prune, reorder)?;
     Ok(query)
 }
 
-fn empty() -> LogicalPlan {
+pub(crate) fn empty() -> LogicalPlan {
     LogicalPlan::Values {
         rows: Vec::new(),
         columns: Vec::new(),
     }
 }
 
-/// The rules until none fires; then, if `prune`, column pruning and the
-/// rules again (pruning leaves projections for them to push down).
+/// The rules until none fires; then, if `reorder`, join reordering (on
+/// inputs whose filters the rules have pushed into the table queries);
+/// then, if `prune`, column pruning and the rules again (pruning leaves
+/// projections for them to push down).
 fn run_rules(
     plan: LogicalPlan,
     rules: &[&dyn Rule],
     query: &Query,
     log: &mut RuleLog,
     prune: bool,
+    reorder: bool,
 ) -> Result<LogicalPlan> {
     let mut plan = fixpoint(plan, rules, query, log)?;
+    if reorder && plan.contains_inner_join() {
+        plan = join_reorder::run(plan, query);
+        log.record(LogEntry {
+            rule: join_reorder::NAME,
+            node: "the whole plan".into(),
+            rejected: None,
+        });
+        plan = fixpoint(plan, rules, query, log)?;
+    }
     if prune {
         plan = prune_columns::run(plan);
         log.record(LogEntry {
