@@ -40,3 +40,27 @@ pub fn hidden_entries(dir: &Path) -> Vec<String> {
         .filter(|n| n.starts_with('.'))
         .collect()
 }
+
+/// DuckDB's answer to `sql`, run in `dir`, as CSV with a header line
+/// (through Python's `duckdb`); `None` where Python or duckdb is missing.
+pub fn duckdb_csv(dir: &Path, sql: &str) -> Option<String> {
+    const SCRIPT: &str = "import csv, sys, duckdb\n\
+        r = duckdb.sql(sys.argv[1])\n\
+        w = csv.writer(sys.stdout, lineterminator='\\n')\n\
+        w.writerow(r.columns)\n\
+        w.writerows(r.fetchall())\n";
+    let out = Command::new("python3")
+        .current_dir(dir)
+        .args(["-c", SCRIPT, sql])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("No module named"),
+            "duckdb failed on {sql}: {err}"
+        );
+        return None;
+    }
+    String::from_utf8(out.stdout).ok()
+}
