@@ -8,8 +8,9 @@
 mod common;
 use common::{duckdb_csv, strata};
 
-use std::path::Path;
-use std::process::Output;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
 
 fn ok(out: &Output) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -56,4 +57,101 @@ fn double_star_globs_do_not_follow_directory_links() {
         "SELECT COUNT(*) AS n, SUM(a) AS s FROM 'g/*/*.csv'",
         "n,s\n3,5\n",
     );
+}
+
+/// Runs `cmd` to its end, failing the test (and killing it) after `limit`.
+fn run_within(cmd: &mut std::process::Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("{cmd:?} still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A table `t` in `dir` of 3 blocks.
+fn small_table(dir: &Path) -> PathBuf {
+    let csv = dir.join("t.csv");
+    let text: String = (0..3000).map(|i| format!("{i},{}\n", i % 7)).collect();
+    std::fs::write(&csv, format!("a,b\n{text}")).unwrap();
+    let table = dir.join("t");
+    common::ingest(&table, &csv, &[&"--block-rows", &"1000"]);
+    table
+}
+
+/// `strata query` and `strata verify` of `table` both fail, at once, with a
+/// message containing `says`.
+fn query_and_verify_fail(table: &Path, says: &str) {
+    let limit = Duration::from_secs(20);
+    let sql = format!("SELECT SUM(a) FROM '{}'", table.display());
+    let q = run_within(strata().args(["query", &sql]), limit);
+    let v = run_within(strata().arg("verify").arg(table), limit);
+    for (what, out) in [("query", q), ("verify", v)] {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
+        assert!(stderr.contains(says), "{what}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    }
+}
+
+#[test]
+fn special_files_in_place_of_table_files_are_errors_not_hangs() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = small_table(dir.path());
+    let block = table.join("b00000001.blk");
+    let saved = dir.path().join("saved.blk");
+    std::fs::rename(&block, &saved).unwrap();
+    nix::unistd::mkfifo(&block, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    query_and_verify_fail(&table, "FIFO");
+    std::fs::remove_file(&block).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &block).unwrap();
+    query_and_verify_fail(&table, "character device");
+    std::fs::remove_file(&block).unwrap();
+    std::fs::rename(&saved, &block).unwrap();
+
+    let manifest = table.join("MANIFEST");
+    std::fs::rename(&manifest, &saved).unwrap();
+    nix::unistd::mkfifo(&manifest, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    query_and_verify_fail(&table, "FIFO");
+    std::fs::remove_file(&manifest).unwrap();
+    std::fs::rename(&saved, &manifest).unwrap();
+    ok(&strata().arg("verify").arg(&table).output().unwrap());
+}
+
+/// Peak resident memory of a finished child, from its rusage (KiB).
+fn peak_rss_kib(cmd: &mut std::process::Command, limit: Duration) -> (Output, i64) {
+    let out = run_within(cmd, limit);
+    let usage =
+        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
+    (out, usage.max_rss())
+}
+
+#[test]
+fn oversized_table_files_are_refused_before_they_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = small_table(dir.path());
+    // Sparse 20 GB files: reading them would take minutes and all memory.
+    let grow = |name: &str| {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(table.join(name))
+            .unwrap();
+        f.set_len(20 << 30).unwrap();
+    };
+    grow("b00000002.blk");
+    query_and_verify_fail(&table, "bytes, the manifest says");
+    let (out, rss) = peak_rss_kib(strata().arg("verify").arg(&table), Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(rss < 512 << 10, "verify peaked at {rss} KiB");
+    grow("MANIFEST");
+    query_and_verify_fail(&table, "where its head describes");
 }

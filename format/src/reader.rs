@@ -2,7 +2,6 @@
 //! on first use, and every section is checked against its checksum before its
 //! bytes are used.
 
-use std::fs;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering};
@@ -78,14 +77,8 @@ impl Table {
     /// manifest.
     pub fn open(path: impl AsRef<Path>) -> Result<Table> {
         let path = path.as_ref();
-        let manifest_path = path.join(MANIFEST_FILE);
-        let bytes = fs::read(&manifest_path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => {
-                FormatError::NotATable(path.to_path_buf())
-            }
-            _ => FormatError::io("reading", &manifest_path, e),
-        })?;
-        let manifest = Manifest::decode(&manifest_path, &bytes)?;
+        let bytes = crate::files::read_manifest(path)?;
+        let manifest = Manifest::decode(&path.join(MANIFEST_FILE), &bytes)?;
         let maps = (0..manifest.blocks.len())
             .map(|_| OnceLock::new())
             .collect();
@@ -195,22 +188,7 @@ impl Table {
     fn open_block(&self, block: usize) -> Result<BlockMap> {
         let entry = &self.inner.manifest.blocks[block];
         let path = self.block_path(block);
-        let file = fs::File::open(&path).map_err(|e| FormatError::io("opening", &path, e))?;
-        let len = file
-            .metadata()
-            .map_err(|e| FormatError::io("reading metadata of", &path, e))?
-            .len();
-        if len != entry.file_len.get() {
-            return Err(FormatError::corrupt(
-                &path,
-                "file",
-                format!("{len} bytes, the manifest says {}", entry.file_len.get()),
-            ));
-        }
-        // SAFETY: strata table files are immutable once published (SPEC.md,
-        // "Assumptions"): no writer modifies or truncates a block file that a
-        // manifest refers to, so the mapped bytes do not change under us.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| FormatError::io("mapping", &path, e))?;
+        let map = crate::files::map_block_file(&path, entry.file_len.get())?;
         let bytes = &map[..];
         let footer = &bytes[bytes.len() - BLOCK_FOOTER_LEN..];
         if bytes[..8] != BLOCK_MAGIC || footer[8..] != BLOCK_MAGIC {

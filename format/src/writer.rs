@@ -113,10 +113,7 @@ impl TableWriter {
     pub fn append(path: &Path, options: WriteOptions) -> Result<TableWriter> {
         check_options(&options)?;
         let manifest_path = path.join(MANIFEST_FILE);
-        let bytes = fs::read(&manifest_path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => FormatError::NotATable(path.to_path_buf()),
-            _ => FormatError::io("reading", &manifest_path, e),
-        })?;
+        let bytes = crate::files::read_manifest(path)?;
         let lock = path.join(APPEND_LOCK_FILE);
         fs::OpenOptions::new()
             .write(true)
