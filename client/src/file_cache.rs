@@ -19,9 +19,16 @@
 //!
 //! A query that is reading an entry while another process evicts it may
 //! fail to map a block file; least-recently-used order makes that unlikely.
+//!
+//! Entries copy the contents of files that may be private, so they are
+//! private too: entry directories are created with mode 0700, as is the
+//! cache directory when strata creates it (the default one, `~/.cache/strata`,
+//! is made 0700 when found looser; older versions created it with the
+//! umask's modes). Entries found looser are made private when used.
 
 use std::fs;
 use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -38,6 +45,8 @@ const SOURCE_FILE: &str = "SOURCE";
 const USED_FILE: &str = "USED";
 const TABLE_DIR: &str = "table";
 const VERSION_LINE: &str = "strata-cache 1";
+/// The mode of the cache's directories: the owner's only.
+const PRIVATE: u32 = 0o700;
 /// How often a process waiting for another's build looks again.
 const POLL: Duration = Duration::from_millis(50);
 
@@ -118,6 +127,9 @@ pub struct FileCache {
     limit: u64,
     /// A private directory removed when the cache is dropped.
     temporary: bool,
+    /// Whether `dir` is the user's default cache folder, which is made
+    /// private (0700) when found looser.
+    default_location: bool,
 }
 
 /// The user's cache folder for strata: `$XDG_CACHE_HOME/strata`, else
@@ -148,8 +160,10 @@ impl FileCache {
     /// A cache in `dir` (created when first needed) holding at most `limit`
     /// bytes.
     pub fn new(dir: impl Into<PathBuf>, limit: u64) -> FileCache {
+        let dir = dir.into();
         FileCache {
-            dir: dir.into(),
+            default_location: dir == default_dir(),
+            dir,
             limit,
             temporary: false,
         }
@@ -163,6 +177,7 @@ impl FileCache {
             dir,
             limit,
             temporary: true,
+            default_location: false,
         }
     }
 
@@ -227,7 +242,7 @@ impl FileCache {
             if let Some(t) = self.covering(&base, words)? {
                 return Ok(t);
             }
-            fs::create_dir_all(&self.dir)
+            self.create_dir()
                 .map_err(|e| source_err(io_err("creating", &self.dir)(e)))?;
             let Some(lock) = Lock::take(&self.dir.join(format!(".lock-{base}")))? else {
                 std::thread::sleep(POLL);
@@ -258,6 +273,25 @@ impl FileCache {
             let built = self.build(&entry, meta, columns.as_deref(), loader);
             drop(lock);
             return built;
+        }
+    }
+
+    /// Creates the cache directory (mode 0700) unless it exists; the default
+    /// one is made 0700 if it is looser. (Another directory given as the
+    /// cache keeps its mode: it may be shared, such as `/tmp`; the entries
+    /// in it are private.)
+    fn create_dir(&self) -> io::Result<()> {
+        if let Some(parent) = self.dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent)?;
+        }
+        match fs::DirBuilder::new().mode(PRIVATE).create(&self.dir) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                if self.default_location {
+                    make_private(&self.dir)?;
+                }
+                Ok(())
+            }
+            other => other,
         }
     }
 
@@ -300,7 +334,10 @@ impl FileCache {
         columns: Option<&[String]>,
         loader: &dyn Loader,
     ) -> Result<Table, EngineError> {
-        fs::create_dir_all(entry).map_err(|e| source_err(io_err("creating", entry)(e)))?;
+        fs::DirBuilder::new()
+            .mode(PRIVATE)
+            .create(entry)
+            .map_err(|e| source_err(io_err("creating", entry)(e)))?;
         let table_dir = entry.join(TABLE_DIR);
         let inputs: Vec<String> = meta
             .sources
@@ -586,6 +623,9 @@ fn open_entry(entry: &Path) -> Result<Option<Table>, EngineError> {
     }
     match Table::open(entry.join(TABLE_DIR)) {
         Ok(t) => {
+            // Written by an older version with the umask's modes; best
+            // effort (another user's entry in a shared directory stays).
+            let _ = make_private(entry);
             touch(&used)?;
             Ok(Some(t))
         }
@@ -595,6 +635,15 @@ fn open_entry(entry: &Path) -> Result<Option<Table>, EngineError> {
             Ok(None)
         }
     }
+}
+
+/// Takes group and other permissions off directory `dir`.
+fn make_private(dir: &Path) -> io::Result<()> {
+    let mode = fs::metadata(dir)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(mode & 0o700))?;
+    }
+    Ok(())
 }
 
 /// Sets the file's modification time to now, creating it if needed.

@@ -155,3 +155,92 @@ fn oversized_table_files_are_refused_before_they_are_read() {
     grow("MANIFEST");
     query_and_verify_fail(&table, "where its head describes");
 }
+
+/// Permission bits of `path`.
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// The entry directories of a cache directory.
+fn cache_entries(cache: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .collect()
+}
+
+#[test]
+fn cached_copies_of_private_files_are_private() {
+    let dir = tempfile::tempdir().unwrap();
+    // A home others may pass through, as most are.
+    set_mode(dir.path(), 0o711);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    set_mode(&home, 0o711);
+    let secret = home.join("secret.csv");
+    std::fs::write(&secret, "k,v\n1,hidden\n").unwrap();
+    set_mode(&secret, 0o600);
+    // An older version left the default cache folder open to others.
+    let default = home.join(".cache/strata");
+    std::fs::create_dir_all(&default).unwrap();
+    set_mode(&home.join(".cache"), 0o755);
+    set_mode(&default, 0o755);
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    set_mode(&shared, 0o1777);
+    let query = |cache: &[&str]| {
+        ok(&strata()
+            .current_dir(&home)
+            .env("HOME", &home)
+            .env_remove("XDG_CACHE_HOME")
+            .args(["query", "--format", "csv"])
+            .args(cache)
+            .arg("SELECT v FROM 'secret.csv'")
+            .output()
+            .unwrap())
+    };
+    let fresh = dir.path().join("fresh");
+    for (cache, args) in [
+        (&default, vec![]),
+        (&fresh, vec!["--cache-dir", fresh.to_str().unwrap()]),
+        (&shared, vec!["--cache-dir", shared.to_str().unwrap()]),
+    ] {
+        assert_eq!(query(&args), "v\nhidden\n");
+        let entries = cache_entries(cache);
+        assert_eq!(entries.len(), 1, "{}", cache.display());
+        assert_eq!(mode(&entries[0]) & 0o077, 0, "{}", entries[0].display());
+        if cache != &shared {
+            assert_eq!(mode(cache) & 0o077, 0, "{}", cache.display());
+        }
+    }
+    // A shared directory given as the cache keeps its mode.
+    assert_eq!(mode(&shared), 0o1777);
+
+    // Another user cannot read the cached table (needs root to run a
+    // process as someone else).
+    if nix::unistd::geteuid().is_root() {
+        use std::os::unix::process::CommandExt;
+        for cache in [&default, &shared] {
+            let table = cache_entries(cache)[0].join("table");
+            let out = strata()
+                .current_dir("/")
+                .env("HOME", "/nonexistent")
+                .uid(65534)
+                .gid(65534)
+                .args(["query", "--no-cache", "--format", "csv"])
+                .arg(format!("SELECT * FROM '{}'", table.display()))
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{}: {stderr}", table.display());
+            assert!(stderr.contains("ermission denied"), "{stderr}");
+        }
+    }
+}
