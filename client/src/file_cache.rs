@@ -17,8 +17,13 @@
 //! it has their columns), or take over when its process died. Past
 //! the size limit, the least recently used entries are removed.
 //!
-//! A query that is reading an entry while another process evicts it may
-//! fail to map a block file; least-recently-used order makes that unlikely.
+//! Entries are removed (by `strata cache clear`, eviction, or a larger
+//! entry for the same files) by renaming them away first, and a query maps
+//! every block file of its entry before using it (see
+//! [`Table::pin_files`]), so a query that has its entry finishes with it
+//! whatever happens to the directory, and one that finds its entry gone
+//! meanwhile loads the files again. `clear` leaves entries being built by
+//! a running process to their builder.
 //!
 //! Entries copy the contents of files that may be private, so they are
 //! private too: entry directories are created with mode 0700, as is the
@@ -352,17 +357,39 @@ impl FileCache {
                         path: inputs.first().map(PathBuf::from).unwrap_or_default(),
                     }));
                 }
+                // Held before the entry is published: once it is, another
+                // process may remove it.
+                let table = open_pinned(&table_dir)?;
                 meta.loaded = loaded.columns;
                 meta.fields = loaded.input_columns;
                 write_atomic(&entry.join(SOURCE_FILE), meta.text().as_bytes())?;
-                touch(&entry.join(USED_FILE))
+                touch(&entry.join(USED_FILE))?;
+                Ok(table)
             });
-        if let Err(e) = built {
-            let _ = fs::remove_dir_all(entry);
-            return Err(e);
+        match built {
+            Ok(table) => {
+                self.evict(entry, &meta);
+                Ok(table)
+            }
+            Err(e) => {
+                let _ = fs::remove_dir_all(entry);
+                Err(e)
+            }
         }
-        self.evict(entry, &meta);
-        Ok(Table::open(&table_dir)?)
+    }
+
+    /// Whether entry `e` is being built by a live process (incomplete, its
+    /// files' lock held).
+    fn being_built(&self, e: &CacheEntry) -> bool {
+        !e.complete
+            && e.dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.split('-').next())
+                .is_some_and(|base| {
+                    let lock = self.dir.join(format!(".lock-{base}"));
+                    lock.exists() && !holder_is_dead(&lock)
+                })
     }
 
     /// Every entry, most recently used first.
@@ -383,7 +410,9 @@ impl FileCache {
     }
 
     /// Removes every entry, or those reading `path` (a file; compared by
-    /// canonical path when it still exists); returns how many.
+    /// canonical path when it still exists); returns how many. Entries being
+    /// built by a running process are left to it; queries reading an entry
+    /// finish with it.
     pub fn clear(&self, path: Option<&Path>) -> Result<usize, SourceError> {
         let target = path.map(|p| {
             fs::canonicalize(p)
@@ -394,7 +423,7 @@ impl FileCache {
             let hit = match &target {
                 None => true,
                 Some(t) => e.sources.iter().any(|s| &s.path == t),
-            };
+            } && !self.being_built(&e);
             if hit && remove_entry(&e.dir) {
                 removed += 1;
             }
@@ -425,16 +454,8 @@ impl FileCache {
         };
         let mut total = 0;
         let mut candidates = Vec::new();
-        let building = |e: &CacheEntry| {
-            !e.complete
-                && e.dir
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .and_then(|n| n.split('-').next())
-                    .is_some_and(|base| self.dir.join(format!(".lock-{base}")).exists())
-        };
         for e in entries {
-            if e.dir == keep || building(&e) {
+            if e.dir == keep || self.being_built(&e) {
                 total += e.bytes;
             } else if same_files(&e) {
                 remove_entry(&e.dir);
@@ -621,20 +642,30 @@ fn open_entry(entry: &Path) -> Result<Option<Table>, EngineError> {
     if !used.exists() {
         return Ok(None);
     }
-    match Table::open(entry.join(TABLE_DIR)) {
+    match open_pinned(&entry.join(TABLE_DIR)) {
         Ok(t) => {
             // Written by an older version with the umask's modes; best
             // effort (another user's entry in a shared directory stays).
             let _ = make_private(entry);
-            touch(&used)?;
+            // Best effort too: the entry may be removed by now, and the
+            // query still has its files.
+            let _ = touch(&used);
             Ok(Some(t))
         }
-        // Evicted by another process meanwhile, or damaged: build it again.
+        // Removed by another process meanwhile, or damaged: build it again.
         Err(_) => {
             remove_entry(entry);
             Ok(None)
         }
     }
+}
+
+/// Opens a cache entry's table with every block file mapped: the query
+/// keeps reading it if the entry is removed meanwhile.
+fn open_pinned(table: &Path) -> Result<Table, EngineError> {
+    let t = Table::open(table)?;
+    t.pin_files()?;
+    Ok(t)
 }
 
 /// Takes group and other permissions off directory `dir`.

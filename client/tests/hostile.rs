@@ -244,3 +244,90 @@ fn cached_copies_of_private_files_are_private() {
         }
     }
 }
+
+/// Writes `rows` rows `i,i%97` with a header to `path`; returns DuckDB's
+/// `SELECT COUNT(*) AS n, SUM(a) AS s, SUM(b) AS t` of it where DuckDB is
+/// installed, else the same from the numbers written.
+fn numbers_csv(path: &Path, rows: u64) -> String {
+    let mut text = String::from("a,b\n");
+    let (mut s, mut t) = (0u64, 0u64);
+    for i in 0..rows {
+        text.push_str(&format!("{i},{}\n", i % 97));
+        s += i;
+        t += i % 97;
+    }
+    std::fs::write(path, text).unwrap();
+    let sql = format!(
+        "SELECT COUNT(*) AS n, SUM(a) AS s, SUM(b) AS t FROM '{}'",
+        path.display()
+    );
+    duckdb_csv(path.parent().unwrap(), &sql).unwrap_or(format!("n,s,t\n{rows},{s},{t}\n"))
+}
+
+#[test]
+fn cache_clears_do_not_break_running_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("n.csv");
+    let expected = numbers_csv(&csv, 1_200_000);
+    let cache = dir.path().join("cache");
+    let sql = format!(
+        "SELECT COUNT(*) AS n, SUM(a) AS s, SUM(b) AS t FROM '{}'",
+        csv.display()
+    );
+    let deadline = Instant::now() + Duration::from_secs(12);
+    let (answers, clears) = std::thread::scope(|s| {
+        let readers: Vec<_> = (0..3)
+            .map(|_| {
+                s.spawn(|| {
+                    let (mut n, mut failed) = (0, Vec::new());
+                    while Instant::now() < deadline {
+                        let out = strata()
+                            .args(["query", "--format", "csv", "--cache-dir"])
+                            .arg(&cache)
+                            .arg(&sql)
+                            .output()
+                            .unwrap();
+                        let stdout = String::from_utf8_lossy(&out.stdout);
+                        if !out.status.success() || stdout != expected {
+                            failed
+                                .push(format!("{stdout}{}", String::from_utf8_lossy(&out.stderr)));
+                        }
+                        n += 1;
+                    }
+                    (n, failed)
+                })
+            })
+            .collect();
+        let clearer = s.spawn(|| {
+            let mut n = 0;
+            while Instant::now() < deadline {
+                ok(&strata()
+                    .args(["cache", "clear", "--cache-dir"])
+                    .arg(&cache)
+                    .output()
+                    .unwrap());
+                n += 1;
+                std::thread::sleep(Duration::from_millis(30));
+            }
+            n
+        });
+        let (mut answers, mut failed) = (0, Vec::new());
+        for r in readers {
+            let (n, f) = r.join().unwrap();
+            answers += n;
+            failed.extend(f);
+        }
+        let clears = clearer.join().unwrap();
+        assert!(
+            failed.is_empty(),
+            "{} of {answers} queries failed with {clears} clears; the first: {}",
+            failed.len(),
+            failed[0]
+        );
+        (answers, clears)
+    });
+    assert!(
+        answers >= 3 && clears >= 10,
+        "{answers} queries, {clears} clears"
+    );
+}

@@ -536,3 +536,35 @@ fn temp_paths_sit_beside_the_table_under_the_writers_pattern() {
         .starts_with(".t.tmp-"));
     assert!(strata_format::writer::temp_path(std::path::Path::new("/"), "").is_err());
 }
+
+#[test]
+fn pinned_tables_read_their_files_after_removal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t");
+    let schema = Schema::new(vec![Field::new("k", DataType::UInt32, false)]).unwrap();
+    let options = WriteOptions {
+        block_rows: 100,
+        sync: false,
+    };
+    let mut w = TableWriter::create(&path, schema, options).unwrap();
+    for b in 0..3u64 {
+        let mut c = ColumnData::new_fixed();
+        for i in 0..100 {
+            c.push_key(b * 1000 + i).unwrap();
+        }
+        w.write_block(vec![c]).unwrap();
+    }
+    w.finish().unwrap();
+    let read = |t: &Table| -> Vec<RowValues> {
+        (0..t.num_blocks())
+            .map(|b| t.chunk(b, 0).unwrap().row_values().unwrap())
+            .collect()
+    };
+    let expected = read(&Table::open(&path).unwrap());
+    let pinned = Table::open(&path).unwrap();
+    pinned.pin_files().unwrap();
+    let unpinned = Table::open(&path).unwrap();
+    std::fs::remove_dir_all(&path).unwrap();
+    assert_eq!(read(&pinned), expected);
+    assert!(unpinned.chunk(0, 0).is_err());
+}
