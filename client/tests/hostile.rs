@@ -331,3 +331,78 @@ fn cache_clears_do_not_break_running_queries() {
         "{answers} queries, {clears} clears"
     );
 }
+
+/// Rows of CSV file `path` (header included), as DuckDB counts them where
+/// it is installed, else as lines after the header.
+fn csv_rows(path: &Path) -> u64 {
+    let sql = format!("SELECT COUNT(*) AS n FROM '{}'", path.display());
+    match duckdb_csv(path.parent().unwrap(), &sql) {
+        Some(text) => text.trim().trim_start_matches("n\n").parse().unwrap(),
+        None => std::fs::read_to_string(path).unwrap().lines().count() as u64 - 1,
+    }
+}
+
+/// The row count `strata query` gives for table `table`.
+fn table_rows(table: &Path) -> u64 {
+    let sql = format!("SELECT COUNT(*) AS n FROM '{}'", table.display());
+    let out = ok(&strata()
+        .args(["query", "--format", "csv", &sql])
+        .output()
+        .unwrap());
+    out.trim().trim_start_matches("n\n").parse().unwrap()
+}
+
+/// `strata verify` finds no damage (stray files are only noted).
+fn verifies(table: &Path) {
+    ok(&strata().arg("verify").arg(table).output().unwrap());
+}
+
+fn kill9(child: &mut std::process::Child) {
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_killed_append_blocks_no_later_append() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = small_table(dir.path());
+    let base = csv_rows(&dir.path().join("t.csv"));
+    let big = dir.path().join("big.csv");
+    numbers_csv(&big, 400_000);
+    let added = csv_rows(&big);
+    let mut appended = 0;
+    for delay_ms in [150, 400, 800, 1500] {
+        let mut child = strata()
+            .args(["ingest", "--append", "--block-rows", "5000", "--table"])
+            .arg(&table)
+            .arg(&big)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        kill9(&mut child);
+        let rows = table_rows(&table);
+        assert!(
+            rows == base + appended * added || rows == base + (appended + 1) * added,
+            "{rows} rows after a kill"
+        );
+        appended = (rows - base) / added;
+        verifies(&table);
+    }
+    let out = strata()
+        .args(["ingest", "--append", "--table"])
+        .arg(&table)
+        .arg(dir.path().join("t.csv"))
+        .output()
+        .unwrap();
+    ok(&out);
+    assert_eq!(table_rows(&table), 2 * base + appended * added);
+    verifies(&table);
+    let left: Vec<String> = std::fs::read_dir(&table)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".blk") && n != "MANIFEST")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -5,6 +5,11 @@
 //! block files into the table directory (invisible until referenced) and then
 //! replaces the manifest by an atomic rename. Dropping an unfinished writer
 //! removes whatever it wrote.
+//!
+//! An append holds an exclusive `flock` on `APPEND.lock`, which the kernel
+//! releases when the process ends however it ends: a killed append blocks
+//! nothing. Holding the lock, it removes what a killed append left (block
+//! files no manifest refers to, `MANIFEST.tmp-*`) before writing.
 
 use std::fs;
 use std::io::Write;
@@ -71,6 +76,8 @@ pub struct TableWriter {
     manifest: Manifest,
     next_file_id: u64,
     written_files: Vec<PathBuf>,
+    /// An append's lock, released when the writer is finished or dropped.
+    lock: Option<AppendLock>,
     bytes_written: u64,
     finished: bool,
 }
@@ -101,6 +108,7 @@ impl TableWriter {
             options,
             next_file_id: 0,
             written_files: Vec::new(),
+            lock: None,
             bytes_written: 0,
             finished: false,
         })
@@ -109,48 +117,31 @@ impl TableWriter {
     /// Starts appending to the existing table at `path`; the table's schema is
     /// kept and readers see either the old or the new table, never a mix. Only
     /// one append at a time: a second one fails while the first holds
-    /// `APPEND.lock`.
+    /// `APPEND.lock` (see the module documentation).
     pub fn append(path: &Path, options: WriteOptions) -> Result<TableWriter> {
         check_options(&options)?;
         let manifest_path = path.join(MANIFEST_FILE);
+        // Taken before the manifest is read: the append builds on the
+        // manifest no other append can replace meanwhile.
+        let lock = AppendLock::take(path)?;
         let bytes = crate::files::read_manifest(path)?;
-        let lock = path.join(APPEND_LOCK_FILE);
-        fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&lock)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::AlreadyExists => FormatError::InvalidInput(format!(
-                    "{} exists: another append is running (or one crashed; remove the file if so)",
-                    lock.display()
-                )),
-                _ => FormatError::io("creating", &lock, e),
-            })?;
-        let mut writer = TableWriter {
+        let manifest = Manifest::decode(&manifest_path, &bytes)?;
+        remove_append_debris(path, &manifest)?;
+        Ok(TableWriter {
             path: path.to_path_buf(),
             dir: path.to_path_buf(),
             append: true,
-            manifest: Manifest {
-                schema: Schema::default(),
-                block_rows: options.block_rows as u32,
-                rows: 0,
-                generation: 0,
-                blocks: Vec::new(),
-                chunks: Vec::new(),
-            },
             options,
-            next_file_id: 0,
-            written_files: vec![lock],
+            next_file_id: manifest.blocks.last().map_or(0, |b| b.file_id.get() + 1),
+            manifest: Manifest {
+                generation: manifest.generation + 1,
+                ..manifest
+            },
+            written_files: Vec::new(),
+            lock: Some(lock),
             bytes_written: 0,
             finished: false,
-        };
-        let manifest = Manifest::decode(&manifest_path, &bytes)?;
-        writer.next_file_id = manifest.blocks.last().map_or(0, |b| b.file_id.get() + 1);
-        writer.manifest = Manifest {
-            generation: manifest.generation + 1,
-            ..manifest
-        };
-        Ok(writer)
+        })
     }
 
     /// The schema being written.
@@ -245,9 +236,8 @@ impl TableWriter {
             }
         }
         self.finished = true;
-        if self.append {
-            let lock = self.dir.join(APPEND_LOCK_FILE);
-            fs::remove_file(&lock).map_err(|e| FormatError::io("removing", &lock, e))?;
+        if let Some(lock) = self.lock.take() {
+            lock.release();
         }
         Ok(WriteSummary {
             rows: self.manifest.rows,
@@ -270,7 +260,96 @@ impl Drop for TableWriter {
         } else {
             let _ = fs::remove_dir_all(&self.dir);
         }
+        if let Some(lock) = self.lock.take() {
+            lock.release();
+        }
     }
+}
+
+/// The exclusive `flock` of a table's `APPEND.lock`.
+#[derive(Debug)]
+struct AppendLock {
+    path: PathBuf,
+    file: nix::fcntl::Flock<fs::File>,
+}
+
+impl AppendLock {
+    /// Takes the lock of the table in `dir`, or fails at once while another
+    /// process holds it.
+    fn take(dir: &Path) -> Result<AppendLock> {
+        use std::os::unix::fs::MetadataExt;
+        let path = dir.join(APPEND_LOCK_FILE);
+        if !dir.join(MANIFEST_FILE).exists() {
+            return Err(FormatError::NotATable(dir.to_path_buf()));
+        }
+        loop {
+            let file = fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| FormatError::io("creating", &path, e))?;
+            let file =
+                match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+                    Ok(f) => f,
+                    Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
+                        return Err(FormatError::InvalidInput(format!(
+                            "another append to {} is running (it holds {})",
+                            dir.display(),
+                            path.display()
+                        )))
+                    }
+                    Err((_, errno)) => {
+                        return Err(FormatError::io("locking", &path, errno.into()));
+                    }
+                };
+            // The previous holder removes the file as it finishes: a lock
+            // on a file no longer at `path` locks nothing, so try again.
+            let held = file
+                .metadata()
+                .map_err(|e| FormatError::io("locking", &path, e))?;
+            match fs::metadata(&path) {
+                Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                    return Ok(AppendLock { path, file });
+                }
+                _ => continue,
+            }
+        }
+    }
+
+    /// Removes the lock file, then releases the lock (closing the file).
+    fn release(self) {
+        let _ = fs::remove_file(&self.path);
+        drop(self.file);
+    }
+}
+
+/// Removes what a killed append of the table in `dir` left: block files
+/// `manifest` does not refer to and temporary manifests. Only called with
+/// the append lock held, so no other writer is at work; readers never use
+/// a block file their manifest does not list.
+fn remove_append_debris(dir: &Path, manifest: &Manifest) -> Result<()> {
+    let listed: std::collections::HashSet<u64> =
+        manifest.blocks.iter().map(|b| b.file_id.get()).collect();
+    let entries = fs::read_dir(dir).map_err(|e| FormatError::io("listing", dir, e))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let unlisted_block = name
+            .strip_prefix('b')
+            .and_then(|n| n.strip_suffix(".blk"))
+            .filter(|id| !id.is_empty() && id.bytes().all(|c| c.is_ascii_digit()))
+            .and_then(|id| id.parse::<u64>().ok())
+            .is_some_and(|id| !listed.contains(&id));
+        let temporary_manifest = name.starts_with(&format!("{MANIFEST_FILE}.tmp-"));
+        if unlisted_block || temporary_manifest {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(|e| FormatError::io("removing", &path, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The directory holding `table` and the table's file name (of its real
