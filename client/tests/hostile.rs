@@ -406,3 +406,59 @@ fn a_killed_append_blocks_no_later_append() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn ctrl_c_late_in_an_append_stops_it_or_says_it_completed() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = small_table(dir.path());
+    let big = dir.path().join("big.csv");
+    numbers_csv(&big, 200_000);
+    let added = csv_rows(&big);
+    let append = || {
+        let mut c = strata();
+        c.args(["ingest", "--append", "--block-rows", "100000", "--table"])
+            .arg(&table)
+            .arg(&big)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c
+    };
+    let start = Instant::now();
+    ok(&append().output().unwrap());
+    let took = start.elapsed();
+    let mut rows = table_rows(&table);
+    let mut outcomes = Vec::new();
+    for percent in [60, 80, 90, 95, 100, 105] {
+        let mut child = append().spawn().unwrap();
+        std::thread::sleep(took * percent / 100);
+        if child.try_wait().unwrap().is_none() {
+            nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(child.id() as i32),
+                nix::sys::signal::Signal::SIGINT,
+            )
+            .unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let now = table_rows(&table);
+        match out.status.code() {
+            Some(130) => {
+                assert_eq!(now, rows, "interrupted, yet rows were added: {stderr}");
+                assert!(stderr.contains("the table is unchanged"), "{stderr}");
+            }
+            Some(0) => {
+                assert_eq!(now, rows + added, "{stderr}");
+                assert!(
+                    !stderr.contains("interrupting") || stderr.contains("had already completed"),
+                    "Ctrl-C at {percent}% of the append's time: it committed without saying so: {stderr}"
+                );
+            }
+            other => panic!("exit {other:?}: {stderr}"),
+        }
+        outcomes.push(out.status.code());
+        rows = now;
+        verifies(&table);
+    }
+    // Some interrupts must have stopped the append.
+    assert!(outcomes.contains(&Some(130)), "{outcomes:?}");
+}

@@ -201,7 +201,19 @@ impl TableWriter {
     }
 
     /// Publishes the table atomically and returns what it holds.
-    pub fn finish(mut self) -> Result<WriteSummary> {
+    pub fn finish(self) -> Result<WriteSummary> {
+        match self.finish_unless(&|| false)? {
+            Some(summary) => Ok(summary),
+            None => Err(FormatError::InvalidInput("the write was cancelled".into())),
+        }
+    }
+
+    /// [`TableWriter::finish`], unless `cancelled()` says so at the commit
+    /// point: after everything is written and synced, just before the
+    /// rename that publishes the table. `None` when cancelled: nothing is
+    /// published and everything written is removed. (Once the rename is
+    /// done, the write counts as finished.)
+    pub fn finish_unless(mut self, cancelled: &dyn Fn() -> bool) -> Result<Option<WriteSummary>> {
         let bytes = self.manifest.encode();
         let sync = self.options.sync;
         if self.append {
@@ -213,6 +225,9 @@ impl TableWriter {
             if sync {
                 sync_dir(&self.dir)?;
             }
+            if cancelled() {
+                return Ok(None);
+            }
             let target = self.dir.join(MANIFEST_FILE);
             fs::rename(&tmp, &target).map_err(|e| FormatError::io("renaming", &tmp, e))?;
         } else {
@@ -223,6 +238,9 @@ impl TableWriter {
             }
             if self.path.exists() {
                 return Err(FormatError::AlreadyExists(self.path.clone()));
+            }
+            if cancelled() {
+                return Ok(None);
             }
             fs::rename(&self.dir, &self.path)
                 .map_err(|e| FormatError::io("renaming into place", &self.path, e))?;
@@ -239,11 +257,11 @@ impl TableWriter {
         if let Some(lock) = self.lock.take() {
             lock.release();
         }
-        Ok(WriteSummary {
+        Ok(Some(WriteSummary {
             rows: self.manifest.rows,
             blocks: self.manifest.blocks.len(),
             bytes_written: self.bytes_written + bytes.len() as u64,
-        })
+        }))
     }
 }
 
