@@ -462,3 +462,40 @@ fn ctrl_c_late_in_an_append_stops_it_or_says_it_completed() {
     // Some interrupts must have stopped the append.
     assert!(outcomes.contains(&Some(130)), "{outcomes:?}");
 }
+
+#[test]
+fn a_failed_query_leaves_no_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.csv"), "a\n1\n2\n").unwrap();
+    let run = |sql: &str| {
+        strata()
+            .current_dir(dir.path())
+            .args([
+                "query",
+                "--no-cache",
+                "--format",
+                "csv",
+                "-o",
+                "out.csv",
+                sql,
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = dir.path().join("out.csv");
+    let fail = run("SELECT nope FROM 't.csv'");
+    assert_eq!(fail.status.code(), Some(1));
+    assert!(!out.exists(), "a failed query created {}", out.display());
+    ok(&run("SELECT SUM(a) AS s FROM 't.csv'"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "s\n3\n");
+    set_mode(&out, 0o640);
+    // A later failure leaves the earlier results as they were, even when
+    // an earlier statement of the same run succeeded.
+    let fail = run("SELECT COUNT(*) AS n FROM 't.csv'; SELECT nope FROM 't.csv'");
+    assert_eq!(fail.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "s\n3\n");
+    ok(&run("SELECT COUNT(*) AS n FROM 't.csv'"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "n\n2\n");
+    assert_eq!(mode(&out), 0o640);
+    assert!(common::hidden_entries(dir.path()).is_empty());
+}
