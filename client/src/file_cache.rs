@@ -710,23 +710,10 @@ fn read_entry(dir: &Path) -> CacheEntry {
         sources: meta.sources,
         options: meta.options,
         columns: meta.loaded,
-        bytes: dir_bytes(dir),
+        bytes: strata_format::files::dir_bytes(dir),
         last_used,
         complete: used.is_ok(),
     }
-}
-
-fn dir_bytes(dir: &Path) -> u64 {
-    fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| match e.file_type() {
-                    Ok(t) if t.is_dir() => dir_bytes(&e.path()),
-                    _ => e.metadata().map_or(0, |m| m.len()),
-                })
-                .sum()
-        })
-        .unwrap_or(0)
 }
 
 /// Removes an entry: renamed away first so no reader sees half of it.

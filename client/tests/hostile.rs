@@ -357,7 +357,16 @@ fn verifies(table: &Path) {
     ok(&strata().arg("verify").arg(table).output().unwrap());
 }
 
-fn kill9(child: &mut std::process::Child) {
+/// Runs `strata ingest ARGS` and kills it (SIGKILL) after `delay_ms`.
+fn kill_ingest_after(args: &[&dyn AsRef<std::ffi::OsStr>], delay_ms: u64) {
+    let mut child = strata()
+        .arg("ingest")
+        .args(args.iter().map(|a| a.as_ref()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(delay_ms));
     child.kill().unwrap();
     child.wait().unwrap();
 }
@@ -372,16 +381,17 @@ fn a_killed_append_blocks_no_later_append() {
     let added = csv_rows(&big);
     let mut appended = 0;
     for delay_ms in [150, 400, 800, 1500] {
-        let mut child = strata()
-            .args(["ingest", "--append", "--block-rows", "5000", "--table"])
-            .arg(&table)
-            .arg(&big)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        kill9(&mut child);
+        kill_ingest_after(
+            &[
+                &"--append",
+                &"--block-rows",
+                &"5000",
+                &"--table",
+                &table,
+                &big,
+            ],
+            delay_ms,
+        );
         let rows = table_rows(&table);
         assert!(
             rows == base + appended * added || rows == base + (appended + 1) * added,
@@ -497,5 +507,47 @@ fn a_failed_query_leaves_no_output_file() {
     ok(&run("SELECT COUNT(*) AS n FROM 't.csv'"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "n\n2\n");
     assert_eq!(mode(&out), 0o640);
+    assert!(common::hidden_entries(dir.path()).is_empty());
+}
+
+#[test]
+fn killed_ingests_leftovers_are_reported_and_swept_by_any_ingest() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = small_table(dir.path());
+    let big = dir.path().join("big.csv");
+    numbers_csv(&big, 400_000);
+    // Killed while sorting and writing: a temporary table and a spill.
+    let mut left = Vec::new();
+    for delay_ms in [300, 600, 150, 1000] {
+        let killed = dir.path().join(format!("killed{delay_ms}"));
+        kill_ingest_after(
+            &[
+                &"--sort-by",
+                &"b",
+                &"--block-rows",
+                &"20000",
+                &"--table",
+                &killed,
+                &big,
+            ],
+            delay_ms,
+        );
+        left = common::hidden_entries(dir.path());
+        if left.len() >= 2 {
+            break;
+        }
+    }
+    assert!(!left.is_empty(), "no kill left anything behind");
+    let out = strata().arg("verify").arg(&table).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for name in &left {
+        assert!(
+            stderr.contains(&format!("{name} (")) && stderr.contains("killed ingest"),
+            "{name}: {stderr}"
+        );
+    }
+    // An ingest of another table into the directory removes them.
+    common::ingest(&dir.path().join("other"), &dir.path().join("t.csv"), &[]);
     assert!(common::hidden_entries(dir.path()).is_empty());
 }

@@ -141,6 +141,21 @@ fn open_manifest(dir: &Path) -> Result<(File, u64)> {
     Ok((file, len))
 }
 
+/// Bytes of the files below `dir` (not following symbolic links); what
+/// cannot be read counts as 0.
+pub fn dir_bytes(dir: &Path) -> u64 {
+    fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| match e.file_type() {
+                    Ok(t) if t.is_dir() => dir_bytes(&e.path()),
+                    _ => e.metadata().map_or(0, |m| m.len()),
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

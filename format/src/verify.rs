@@ -25,6 +25,11 @@ pub struct VerifyReport {
     pub problems: Vec<FormatError>,
     /// Files in the directory that the manifest does not refer to.
     pub stray_files: Vec<String>,
+    /// Temporary directories beside the table that killed writers left
+    /// (of any table in that directory; see
+    /// [`crate::writer::abandoned_temp_dirs`]): the next ingest into the
+    /// directory removes them.
+    pub abandoned: Vec<std::path::PathBuf>,
 }
 
 /// Checks the table at `path` completely. Returns `Err` only if the manifest
@@ -84,6 +89,11 @@ pub fn verify_table_with_progress(
         }
     }
     report.stray_files.sort();
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    report.abandoned = crate::writer::abandoned_temp_dirs(&parent);
     Ok(report)
 }
 

@@ -78,6 +78,8 @@ pub struct TableWriter {
     written_files: Vec<PathBuf>,
     /// An append's lock, released when the writer is finished or dropped.
     lock: Option<AppendLock>,
+    /// A new table's hold on its temporary directory.
+    _work_lock: Option<WorkDirLock>,
     bytes_written: u64,
     finished: bool,
 }
@@ -89,10 +91,18 @@ impl TableWriter {
         if path.exists() {
             return Err(FormatError::AlreadyExists(path.to_path_buf()));
         }
-        let (parent, name) = parent_and_name(path)?;
+        let (parent, _) = parent_and_name(path)?;
         let dir = temp_path(path, "")?;
-        remove_dead_temp_dirs(&parent, &name);
+        sweep_abandoned(&parent);
         fs::create_dir(&dir).map_err(|e| FormatError::io("creating", &dir, e))?;
+        let work_lock = WorkDirLock::take(&dir);
+        let work_lock = match work_lock {
+            Ok(lock) => lock,
+            Err(e) => {
+                let _ = fs::remove_dir(&dir);
+                return Err(e);
+            }
+        };
         Ok(TableWriter {
             path: path.to_path_buf(),
             dir,
@@ -109,6 +119,7 @@ impl TableWriter {
             next_file_id: 0,
             written_files: Vec::new(),
             lock: None,
+            _work_lock: Some(work_lock),
             bytes_written: 0,
             finished: false,
         })
@@ -124,6 +135,7 @@ impl TableWriter {
         // Taken before the manifest is read: the append builds on the
         // manifest no other append can replace meanwhile.
         let lock = AppendLock::take(path)?;
+        sweep_abandoned(&parent_and_name(path)?.0);
         let bytes = crate::files::read_manifest(path)?;
         let manifest = Manifest::decode(&manifest_path, &bytes)?;
         remove_append_debris(path, &manifest)?;
@@ -139,6 +151,7 @@ impl TableWriter {
             },
             written_files: Vec::new(),
             lock: Some(lock),
+            _work_lock: None,
             bytes_written: 0,
             finished: false,
         })
@@ -405,30 +418,76 @@ pub fn temp_path(table: &Path, suffix: &str) -> Result<PathBuf> {
     )))
 }
 
-/// Removes temporary directories `.{name}.tmp-{pid}-{nanos}` left in `parent`
-/// by writers that were killed (SIGKILL, power loss) before they could clean
-/// up: those whose process no longer exists. Best effort; only where
-/// `/proc` tells which processes are alive.
-fn remove_dead_temp_dirs(parent: &Path, name: &str) {
-    if !Path::new("/proc/self").exists() {
-        return;
+/// A writer's hold on its temporary directory: an exclusive `flock` on the
+/// directory, kept for the writer's life and released by the kernel when
+/// its process ends. [`sweep_abandoned`] leaves a locked directory alone,
+/// whatever its name says: a writer in another PID namespace (a container
+/// sharing the directory) looks dead by its pid, but holds its lock.
+#[derive(Debug)]
+pub struct WorkDirLock {
+    _lock: nix::fcntl::Flock<fs::File>,
+}
+
+impl WorkDirLock {
+    /// Locks directory `dir`, just created by this writer.
+    pub fn take(dir: &Path) -> Result<WorkDirLock> {
+        let file = fs::File::open(dir).map_err(|e| FormatError::io("opening", dir, e))?;
+        nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock)
+            .map(|lock| WorkDirLock { _lock: lock })
+            .map_err(|(_, errno)| FormatError::io("locking", dir, errno.into()))
     }
-    let prefix = format!(".{name}.tmp-");
+}
+
+/// The temporary directories in `parent` that writers killed before they
+/// could clean up left: hidden directories named like [`temp_path`]'s
+/// (`.{name}.tmp-{pid}-{nanos}`, any table name and suffix) whose process
+/// no longer runs and whose [`WorkDirLock`] nobody holds. Only where
+/// `/proc` tells which processes run; elsewhere none.
+pub fn abandoned_temp_dirs(parent: &Path) -> Vec<PathBuf> {
+    if !Path::new("/proc/self").exists() {
+        return Vec::new();
+    }
     let Ok(entries) = fs::read_dir(parent) else {
-        return;
+        return Vec::new();
     };
+    let mut out = Vec::new();
     for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(rest) = file_name.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(temp_dir_pid) else {
             continue;
         };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+        // Not following links: only real directories are writers'.
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
-        };
-        if !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = fs::remove_dir_all(entry.path());
+        }
+        let path = entry.path();
+        if !Path::new(&format!("/proc/{pid}")).exists() && WorkDirLock::take(&path).is_ok() {
+            out.push(path);
         }
     }
+    out.sort();
+    out
+}
+
+/// Removes [`abandoned_temp_dirs`] of `parent` (half-written tables, sort
+/// spills): every ingest into a directory does, for any table's. Best
+/// effort; returns what was removed.
+pub fn sweep_abandoned(parent: &Path) -> Vec<PathBuf> {
+    let mut removed = abandoned_temp_dirs(parent);
+    removed.retain(|p| fs::remove_dir_all(p).is_ok());
+    removed
+}
+
+/// The writer's pid in a name `.{name}.tmp-{pid}-{nanos}{suffix}`.
+fn temp_dir_pid(file_name: &str) -> Option<u32> {
+    if !file_name.starts_with('.') {
+        return None;
+    }
+    let at = file_name.rfind(".tmp-")?;
+    let mut parts = file_name[at + 5..].splitn(3, '-');
+    let pid = parts.next()?.parse::<u32>().ok()?;
+    let nanos = parts.next()?;
+    (!nanos.is_empty() && nanos.bytes().all(|b| b.is_ascii_digit())).then_some(pid)
 }
 
 fn check_options(options: &WriteOptions) -> Result<()> {

@@ -493,10 +493,22 @@ fn temp_dirs_of_dead_writers_are_swept_and_live_ones_kept() {
     // A pid far above any real one (Linux caps pids at 2^22).
     let dead = dir.path().join(".t.tmp-99999999-1");
     let live = dir.path().join(format!(".t.tmp-{}-2", std::process::id()));
-    let other = dir.path().join(".u.tmp-99999999-3");
-    for d in [&dead, &live, &other] {
+    // Any table's leftovers go, sort spills included.
+    let other = dir.path().join(".u.tmp-99999999-3-sort");
+    // A writer whose pid looks dead (another PID namespace) but holds its
+    // directory's lock.
+    let locked = dir.path().join(".v.tmp-99999998-4");
+    // Not a writer's: kept.
+    let mine = dir.path().join(".w.tmp-notes");
+    for d in [&dead, &live, &other, &locked, &mine] {
         std::fs::create_dir(d).unwrap();
     }
+    std::fs::write(dead.join("b00000000.blk"), "half").unwrap();
+    let lock = strata_format::writer::WorkDirLock::take(&locked).unwrap();
+    assert_eq!(
+        strata_format::writer::abandoned_temp_dirs(dir.path()),
+        [dead.clone(), other.clone()]
+    );
     let schema = Schema::new(vec![Field::new("k", DataType::UInt8, false)]).unwrap();
     let mut w =
         TableWriter::create(&dir.path().join("t"), schema, WriteOptions::default()).unwrap();
@@ -505,8 +517,14 @@ fn temp_dirs_of_dead_writers_are_swept_and_live_ones_kept() {
     w.write_block(vec![c]).unwrap();
     w.finish().unwrap();
     assert!(!dead.exists(), "a dead writer's directory is removed");
+    assert!(
+        !other.exists(),
+        "another table's abandoned spill is removed"
+    );
     assert!(live.exists(), "a live writer's directory is kept");
-    assert!(other.exists(), "another table's directory is not touched");
+    assert!(locked.exists(), "a locked directory is kept");
+    assert!(mine.exists());
+    drop(lock);
 }
 
 #[test]
