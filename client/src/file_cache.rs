@@ -257,6 +257,7 @@ impl FileCache {
             if let Some(t) = self.covering(&base, words)? {
                 return Ok(t);
             }
+            self.remove_abandoned(&base);
             let columns = words.map(|words| {
                 let mut set: Vec<String> = words.to_vec();
                 for (_, m) in self.siblings(&base) {
@@ -297,6 +298,23 @@ impl FileCache {
                 Ok(())
             }
             other => other,
+        }
+    }
+
+    /// Removes the incomplete entries for `base`, whose lock the caller
+    /// holds: builds of processes that died.
+    fn remove_abandoned(&self, base: &str) {
+        let prefix = format!("{base}-");
+        let Ok(rd) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let path = e.path();
+            if e.file_name().to_string_lossy().starts_with(&prefix)
+                && !path.join(USED_FILE).exists()
+            {
+                remove_entry(&path);
+            }
         }
     }
 

@@ -6,17 +6,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{duckdb_csv, strata};
+use common::{
+    csv_rows, duckdb_csv, kill_ingest_after, numbers_csv, ok, run_or_kill, strata, table_rows,
+    verifies,
+};
 
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn ok(out: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "failed ({:?}):\n{stderr}", out.status);
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
 
 /// `strata query --no-cache --format csv SQL`, run in `dir`.
 fn query_in(dir: &Path, sql: &str) -> Output {
@@ -61,21 +58,7 @@ fn double_star_globs_do_not_follow_directory_links() {
 
 /// Runs `cmd` to its end, failing the test (and killing it) after `limit`.
 fn run_within(cmd: &mut std::process::Command, limit: Duration) -> Output {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            child.kill().unwrap();
-            let _ = child.wait();
-            panic!("{cmd:?} still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    run_or_kill(cmd, limit).unwrap_or_else(|| panic!("{cmd:?} still running after {limit:?}"))
 }
 
 /// A table `t` in `dir` of 3 blocks.
@@ -245,25 +228,6 @@ fn cached_copies_of_private_files_are_private() {
     }
 }
 
-/// Writes `rows` rows `i,i%97` with a header to `path`; returns DuckDB's
-/// `SELECT COUNT(*) AS n, SUM(a) AS s, SUM(b) AS t` of it where DuckDB is
-/// installed, else the same from the numbers written.
-fn numbers_csv(path: &Path, rows: u64) -> String {
-    let mut text = String::from("a,b\n");
-    let (mut s, mut t) = (0u64, 0u64);
-    for i in 0..rows {
-        text.push_str(&format!("{i},{}\n", i % 97));
-        s += i;
-        t += i % 97;
-    }
-    std::fs::write(path, text).unwrap();
-    let sql = format!(
-        "SELECT COUNT(*) AS n, SUM(a) AS s, SUM(b) AS t FROM '{}'",
-        path.display()
-    );
-    duckdb_csv(path.parent().unwrap(), &sql).unwrap_or(format!("n,s,t\n{rows},{s},{t}\n"))
-}
-
 #[test]
 fn cache_clears_do_not_break_running_queries() {
     let dir = tempfile::tempdir().unwrap();
@@ -330,45 +294,6 @@ fn cache_clears_do_not_break_running_queries() {
         answers >= 3 && clears >= 10,
         "{answers} queries, {clears} clears"
     );
-}
-
-/// Rows of CSV file `path` (header included), as DuckDB counts them where
-/// it is installed, else as lines after the header.
-fn csv_rows(path: &Path) -> u64 {
-    let sql = format!("SELECT COUNT(*) AS n FROM '{}'", path.display());
-    match duckdb_csv(path.parent().unwrap(), &sql) {
-        Some(text) => text.trim().trim_start_matches("n\n").parse().unwrap(),
-        None => std::fs::read_to_string(path).unwrap().lines().count() as u64 - 1,
-    }
-}
-
-/// The row count `strata query` gives for table `table`.
-fn table_rows(table: &Path) -> u64 {
-    let sql = format!("SELECT COUNT(*) AS n FROM '{}'", table.display());
-    let out = ok(&strata()
-        .args(["query", "--format", "csv", &sql])
-        .output()
-        .unwrap());
-    out.trim().trim_start_matches("n\n").parse().unwrap()
-}
-
-/// `strata verify` finds no damage (stray files are only noted).
-fn verifies(table: &Path) {
-    ok(&strata().arg("verify").arg(table).output().unwrap());
-}
-
-/// Runs `strata ingest ARGS` and kills it (SIGKILL) after `delay_ms`.
-fn kill_ingest_after(args: &[&dyn AsRef<std::ffi::OsStr>], delay_ms: u64) {
-    let mut child = strata()
-        .arg("ingest")
-        .args(args.iter().map(|a| a.as_ref()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(delay_ms));
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 #[test]
