@@ -450,9 +450,9 @@ impl FileCache {
     }
 
     /// Drops older entries for the same files and options as `keep` (stale,
-    /// or holding fewer columns), then the least recently used ones while
-    /// the cache is over its limit (never `keep`, nor an entry being built).
-    /// Best effort.
+    /// or holding fewer columns) and half-built ones whose builder died,
+    /// then the least recently used ones while the cache is over its limit
+    /// (never `keep`, nor an entry being built). Best effort.
     fn evict(&self, keep: &Path, meta: &Meta) {
         let Ok(entries) = self.entries() else {
             return;
@@ -475,7 +475,7 @@ impl FileCache {
         for e in entries {
             if e.dir == keep || self.being_built(&e) {
                 total += e.bytes;
-            } else if same_files(&e) {
+            } else if same_files(&e) || !e.complete {
                 remove_entry(&e.dir);
             } else {
                 total += e.bytes;

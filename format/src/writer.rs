@@ -267,9 +267,7 @@ impl TableWriter {
             }
         }
         self.finished = true;
-        if let Some(lock) = self.lock.take() {
-            lock.release();
-        }
+        drop(self.lock.take());
         Ok(Some(WriteSummary {
             rows: self.manifest.rows,
             blocks: self.manifest.blocks.len(),
@@ -291,17 +289,16 @@ impl Drop for TableWriter {
         } else {
             let _ = fs::remove_dir_all(&self.dir);
         }
-        if let Some(lock) = self.lock.take() {
-            lock.release();
-        }
+        drop(self.lock.take());
     }
 }
 
-/// The exclusive `flock` of a table's `APPEND.lock`.
+/// The exclusive `flock` of a table's `APPEND.lock`; dropping it removes
+/// the file, then releases the lock (closing the file).
 #[derive(Debug)]
 struct AppendLock {
     path: PathBuf,
-    file: nix::fcntl::Flock<fs::File>,
+    _file: nix::fcntl::Flock<fs::File>,
 }
 
 impl AppendLock {
@@ -341,17 +338,18 @@ impl AppendLock {
                 .map_err(|e| FormatError::io("locking", &path, e))?;
             match fs::metadata(&path) {
                 Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
-                    return Ok(AppendLock { path, file });
+                    return Ok(AppendLock { path, _file: file });
                 }
                 _ => continue,
             }
         }
     }
+}
 
-    /// Removes the lock file, then releases the lock (closing the file).
-    fn release(self) {
+impl Drop for AppendLock {
+    fn drop(&mut self) {
+        // Still held: the fields are dropped after this.
         let _ = fs::remove_file(&self.path);
-        drop(self.file);
     }
 }
 
