@@ -80,13 +80,31 @@ impl FileCatalog {
         &self.cache
     }
 
-    fn is_table(&self, name: &str) -> bool {
-        let path = if name.contains(['/', '\\']) {
+    /// The directory a table name stands for.
+    fn table_path(&self, name: &str) -> PathBuf {
+        if name.contains(['/', '\\']) {
             PathBuf::from(name)
         } else {
             self.dir.join(name)
-        };
-        path.join(strata_format::layout::MANIFEST_FILE).is_file()
+        }
+    }
+
+    fn is_table(&self, name: &str) -> bool {
+        self.table_path(name)
+            .join(strata_format::layout::MANIFEST_FILE)
+            .is_file()
+    }
+
+    /// Opens the table `name`, first refusing a manifest that is a FIFO, a
+    /// device or longer than its head says (reading one would block, never
+    /// end or exhaust memory).
+    fn open_table(&self, name: &str) -> Result<Table, EngineError> {
+        match strata_format::files::check_manifest(&self.table_path(name)) {
+            // The engine names the missing table and suggests others.
+            Ok(()) | Err(strata_format::FormatError::NotATable(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        self.tables.open_named(name)
     }
 
     fn report(&self, event: LoadEvent<'_>) {
@@ -152,7 +170,7 @@ impl Catalog for FileCatalog {
 
     fn open_for(&self, table: &TableRef, words: Option<&[String]>) -> Result<Table, EngineError> {
         match table_source::resolve(table, |name| self.is_table(name))? {
-            Source::Table(name) => self.tables.open_named(&name),
+            Source::Table(name) => self.open_table(&name),
             Source::Files(spec) => {
                 let loader = FileLoader {
                     catalog: self,

@@ -33,7 +33,10 @@ pub struct QueryArgs {
     /// of the table it read, on standard error.
     #[arg(long)]
     pub timing: bool,
-    /// Write results to this file instead of standard output.
+    /// Write results to this file instead of standard output. The file is
+    /// replaced only once every statement has succeeded (the results are
+    /// written to a temporary file beside it first); a FIFO or device is
+    /// written directly.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Where files queried in place are cached.
@@ -104,11 +107,16 @@ pub fn run(args: &QueryArgs) -> Result<()> {
         }
     };
     let db = open_db(&args.db, args.threads, args.memory_limit, &args.cache)?;
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    let (mut out, pending): (Box<dyn Write>, _) = match &args.output {
+        Some(p) => {
+            let (file, pending) =
+                PendingOutput::create(p).with_context(|| format!("creating {}", p.display()))?;
+            (Box::new(std::io::BufWriter::new(file)), pending)
+        }
+        None => (
+            Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+            None,
+        ),
     };
     for stmt in split_statements(&text) {
         let catalog = Recording::new(db.catalog());
@@ -131,7 +139,72 @@ pub fn run(args: &QueryArgs) -> Result<()> {
             eprintln!("{}", catalog.timing(elapsed, result.num_rows()));
         }
     }
+    drop(out);
+    if let Some(pending) = pending {
+        pending.commit()?;
+    }
     Ok(())
+}
+
+/// Results on their way to an `--output` file: written to a temporary file
+/// beside it, renamed over it by [`PendingOutput::commit`], removed if
+/// dropped before (a failed or interrupted query leaves the file as it was).
+struct PendingOutput {
+    tmp: PathBuf,
+    target: PathBuf,
+    committed: bool,
+}
+
+impl PendingOutput {
+    /// The file to write the results of `target` to, and what to commit:
+    /// nothing for a FIFO or a device, which is written directly.
+    fn create(target: &Path) -> std::io::Result<(std::fs::File, Option<PendingOutput>)> {
+        use std::os::unix::fs::PermissionsExt;
+        let existing = std::fs::metadata(target).ok();
+        if existing.as_ref().is_some_and(|m| !m.is_file()) {
+            let file = std::fs::OpenOptions::new().write(true).open(target)?;
+            return Ok((file, None));
+        }
+        // Through a symbolic link, the file it names is replaced.
+        let target = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = target.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        let pending = PendingOutput {
+            tmp,
+            target,
+            committed: false,
+        };
+        if let Some(m) = existing {
+            // The replaced file's permissions, not the umask's.
+            let mode = m.permissions().mode();
+            file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        }
+        Ok((file, Some(pending)))
+    }
+
+    /// Puts the results in place.
+    fn commit(mut self) -> Result<()> {
+        std::fs::rename(&self.tmp, &self.target)
+            .with_context(|| format!("writing {}", self.target.display()))?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for PendingOutput {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// A catalog that remembers the tables a statement opened, for `--timing`.

@@ -28,6 +28,13 @@ pub fn run(path: &Path) -> Result<bool> {
     for f in &report.stray_files {
         eprintln!("note: {} is not part of the table", path.join(f).display());
     }
+    for d in &report.abandoned {
+        eprintln!(
+            "note: {} ({}) was left by a killed ingest; the next ingest into its directory removes it",
+            d.display(),
+            crate::progress::size(strata_format::files::dir_bytes(d)),
+        );
+    }
     if report.problems.is_empty() {
         crate::output::print_stdout(&format!(
             "ok: {} block files, {} bytes verified\n",

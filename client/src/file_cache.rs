@@ -17,11 +17,23 @@
 //! it has their columns), or take over when its process died. Past
 //! the size limit, the least recently used entries are removed.
 //!
-//! A query that is reading an entry while another process evicts it may
-//! fail to map a block file; least-recently-used order makes that unlikely.
+//! Entries are removed (by `strata cache clear`, eviction, or a larger
+//! entry for the same files) by renaming them away first, and a query maps
+//! every block file of its entry before using it (see
+//! [`Table::pin_files`]), so a query that has its entry finishes with it
+//! whatever happens to the directory, and one that finds its entry gone
+//! meanwhile loads the files again. `clear` leaves entries being built by
+//! a running process to their builder.
+//!
+//! Entries copy the contents of files that may be private, so they are
+//! private too: entry directories are created with mode 0700, as is the
+//! cache directory when strata creates it (the default one, `~/.cache/strata`,
+//! is made 0700 when found looser; older versions created it with the
+//! umask's modes). Entries found looser are made private when used.
 
 use std::fs;
 use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -38,6 +50,8 @@ const SOURCE_FILE: &str = "SOURCE";
 const USED_FILE: &str = "USED";
 const TABLE_DIR: &str = "table";
 const VERSION_LINE: &str = "strata-cache 1";
+/// The mode of the cache's directories: the owner's only.
+const PRIVATE: u32 = 0o700;
 /// How often a process waiting for another's build looks again.
 const POLL: Duration = Duration::from_millis(50);
 
@@ -118,6 +132,9 @@ pub struct FileCache {
     limit: u64,
     /// A private directory removed when the cache is dropped.
     temporary: bool,
+    /// Whether `dir` is the user's default cache folder, which is made
+    /// private (0700) when found looser.
+    default_location: bool,
 }
 
 /// The user's cache folder for strata: `$XDG_CACHE_HOME/strata`, else
@@ -148,8 +165,10 @@ impl FileCache {
     /// A cache in `dir` (created when first needed) holding at most `limit`
     /// bytes.
     pub fn new(dir: impl Into<PathBuf>, limit: u64) -> FileCache {
+        let dir = dir.into();
         FileCache {
-            dir: dir.into(),
+            default_location: dir == default_dir(),
+            dir,
             limit,
             temporary: false,
         }
@@ -163,6 +182,7 @@ impl FileCache {
             dir,
             limit,
             temporary: true,
+            default_location: false,
         }
     }
 
@@ -227,7 +247,7 @@ impl FileCache {
             if let Some(t) = self.covering(&base, words)? {
                 return Ok(t);
             }
-            fs::create_dir_all(&self.dir)
+            self.create_dir()
                 .map_err(|e| source_err(io_err("creating", &self.dir)(e)))?;
             let Some(lock) = Lock::take(&self.dir.join(format!(".lock-{base}")))? else {
                 std::thread::sleep(POLL);
@@ -237,6 +257,7 @@ impl FileCache {
             if let Some(t) = self.covering(&base, words)? {
                 return Ok(t);
             }
+            self.remove_abandoned(&base);
             let columns = words.map(|words| {
                 let mut set: Vec<String> = words.to_vec();
                 for (_, m) in self.siblings(&base) {
@@ -258,6 +279,42 @@ impl FileCache {
             let built = self.build(&entry, meta, columns.as_deref(), loader);
             drop(lock);
             return built;
+        }
+    }
+
+    /// Creates the cache directory (mode 0700) unless it exists; the default
+    /// one is made 0700 if it is looser. (Another directory given as the
+    /// cache keeps its mode: it may be shared, such as `/tmp`; the entries
+    /// in it are private.)
+    fn create_dir(&self) -> io::Result<()> {
+        if let Some(parent) = self.dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent)?;
+        }
+        match fs::DirBuilder::new().mode(PRIVATE).create(&self.dir) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                if self.default_location {
+                    make_private(&self.dir)?;
+                }
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    /// Removes the incomplete entries for `base`, whose lock the caller
+    /// holds: builds of processes that died.
+    fn remove_abandoned(&self, base: &str) {
+        let prefix = format!("{base}-");
+        let Ok(rd) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let path = e.path();
+            if e.file_name().to_string_lossy().starts_with(&prefix)
+                && !path.join(USED_FILE).exists()
+            {
+                remove_entry(&path);
+            }
         }
     }
 
@@ -300,7 +357,10 @@ impl FileCache {
         columns: Option<&[String]>,
         loader: &dyn Loader,
     ) -> Result<Table, EngineError> {
-        fs::create_dir_all(entry).map_err(|e| source_err(io_err("creating", entry)(e)))?;
+        fs::DirBuilder::new()
+            .mode(PRIVATE)
+            .create(entry)
+            .map_err(|e| source_err(io_err("creating", entry)(e)))?;
         let table_dir = entry.join(TABLE_DIR);
         let inputs: Vec<String> = meta
             .sources
@@ -315,17 +375,39 @@ impl FileCache {
                         path: inputs.first().map(PathBuf::from).unwrap_or_default(),
                     }));
                 }
+                // Held before the entry is published: once it is, another
+                // process may remove it.
+                let table = open_pinned(&table_dir)?;
                 meta.loaded = loaded.columns;
                 meta.fields = loaded.input_columns;
                 write_atomic(&entry.join(SOURCE_FILE), meta.text().as_bytes())?;
-                touch(&entry.join(USED_FILE))
+                touch(&entry.join(USED_FILE))?;
+                Ok(table)
             });
-        if let Err(e) = built {
-            let _ = fs::remove_dir_all(entry);
-            return Err(e);
+        match built {
+            Ok(table) => {
+                self.evict(entry, &meta);
+                Ok(table)
+            }
+            Err(e) => {
+                let _ = fs::remove_dir_all(entry);
+                Err(e)
+            }
         }
-        self.evict(entry, &meta);
-        Ok(Table::open(&table_dir)?)
+    }
+
+    /// Whether entry `e` is being built by a live process (incomplete, its
+    /// files' lock held).
+    fn being_built(&self, e: &CacheEntry) -> bool {
+        !e.complete
+            && e.dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.split('-').next())
+                .is_some_and(|base| {
+                    let lock = self.dir.join(format!(".lock-{base}"));
+                    lock.exists() && !holder_is_dead(&lock)
+                })
     }
 
     /// Every entry, most recently used first.
@@ -346,7 +428,9 @@ impl FileCache {
     }
 
     /// Removes every entry, or those reading `path` (a file; compared by
-    /// canonical path when it still exists); returns how many.
+    /// canonical path when it still exists); returns how many. Entries being
+    /// built by a running process are left to it; queries reading an entry
+    /// finish with it.
     pub fn clear(&self, path: Option<&Path>) -> Result<usize, SourceError> {
         let target = path.map(|p| {
             fs::canonicalize(p)
@@ -357,7 +441,7 @@ impl FileCache {
             let hit = match &target {
                 None => true,
                 Some(t) => e.sources.iter().any(|s| &s.path == t),
-            };
+            } && !self.being_built(&e);
             if hit && remove_entry(&e.dir) {
                 removed += 1;
             }
@@ -366,9 +450,9 @@ impl FileCache {
     }
 
     /// Drops older entries for the same files and options as `keep` (stale,
-    /// or holding fewer columns), then the least recently used ones while
-    /// the cache is over its limit (never `keep`, nor an entry being built).
-    /// Best effort.
+    /// or holding fewer columns) and half-built ones whose builder died,
+    /// then the least recently used ones while the cache is over its limit
+    /// (never `keep`, nor an entry being built). Best effort.
     fn evict(&self, keep: &Path, meta: &Meta) {
         let Ok(entries) = self.entries() else {
             return;
@@ -388,18 +472,10 @@ impl FileCache {
         };
         let mut total = 0;
         let mut candidates = Vec::new();
-        let building = |e: &CacheEntry| {
-            !e.complete
-                && e.dir
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .and_then(|n| n.split('-').next())
-                    .is_some_and(|base| self.dir.join(format!(".lock-{base}")).exists())
-        };
         for e in entries {
-            if e.dir == keep || building(&e) {
+            if e.dir == keep || self.being_built(&e) {
                 total += e.bytes;
-            } else if same_files(&e) {
+            } else if same_files(&e) || !e.complete {
                 remove_entry(&e.dir);
             } else {
                 total += e.bytes;
@@ -584,17 +660,39 @@ fn open_entry(entry: &Path) -> Result<Option<Table>, EngineError> {
     if !used.exists() {
         return Ok(None);
     }
-    match Table::open(entry.join(TABLE_DIR)) {
+    match open_pinned(&entry.join(TABLE_DIR)) {
         Ok(t) => {
-            touch(&used)?;
+            // Written by an older version with the umask's modes; best
+            // effort (another user's entry in a shared directory stays).
+            let _ = make_private(entry);
+            // Best effort too: the entry may be removed by now, and the
+            // query still has its files.
+            let _ = touch(&used);
             Ok(Some(t))
         }
-        // Evicted by another process meanwhile, or damaged: build it again.
+        // Removed by another process meanwhile, or damaged: build it again.
         Err(_) => {
             remove_entry(entry);
             Ok(None)
         }
     }
+}
+
+/// Opens a cache entry's table with every block file mapped: the query
+/// keeps reading it if the entry is removed meanwhile.
+fn open_pinned(table: &Path) -> Result<Table, EngineError> {
+    let t = Table::open(table)?;
+    t.pin_files()?;
+    Ok(t)
+}
+
+/// Takes group and other permissions off directory `dir`.
+fn make_private(dir: &Path) -> io::Result<()> {
+    let mode = fs::metadata(dir)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(mode & 0o700))?;
+    }
+    Ok(())
 }
 
 /// Sets the file's modification time to now, creating it if needed.
@@ -630,23 +728,10 @@ fn read_entry(dir: &Path) -> CacheEntry {
         sources: meta.sources,
         options: meta.options,
         columns: meta.loaded,
-        bytes: dir_bytes(dir),
+        bytes: strata_format::files::dir_bytes(dir),
         last_used,
         complete: used.is_ok(),
     }
-}
-
-fn dir_bytes(dir: &Path) -> u64 {
-    fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| match e.file_type() {
-                    Ok(t) if t.is_dir() => dir_bytes(&e.path()),
-                    _ => e.metadata().map_or(0, |m| m.len()),
-                })
-                .sum()
-        })
-        .unwrap_or(0)
 }
 
 /// Removes an entry: renamed away first so no reader sees half of it.

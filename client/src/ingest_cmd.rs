@@ -155,13 +155,21 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         None => (None, Vec::new()),
     };
     // Ctrl-C stops the ingest at its next block, which removes what it
-    // wrote; a second Ctrl-C quits at once (temporary files are then removed
-    // by the next ingest into the same table).
+    // wrote, or at the latest just before the commit (the rename that
+    // publishes the rows); after that it completes and says so. A second
+    // Ctrl-C quits at once (temporary files are then removed by the next
+    // ingest into the same directory).
     let cancel = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
     let _running = {
-        let cancel = cancel.clone();
+        let (cancel, done) = (cancel.clone(), done.clone());
         crate::sigint::Running::on_interrupt(move || {
-            if cancel.swap(true, Ordering::Relaxed) {
+            if done.load(Ordering::SeqCst) {
+                // Finished: only the summary is left to print.
+                cancel.store(true, Ordering::SeqCst);
+                return;
+            }
+            if cancel.swap(true, Ordering::SeqCst) {
                 std::process::exit(i32::from(crate::sigint::EXIT_INTERRUPTED));
             }
             eprintln!("\ninterrupting: removing what was written (Ctrl-C again to quit at once)");
@@ -238,6 +246,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         }
     };
     let result = strata_ingest::run(&args.inputs, &args.table, &options, &mut on_event);
+    done.store(true, Ordering::SeqCst);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -264,6 +273,13 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         }
     })?;
     print_summary(&args, &summary);
+    if cancel.load(Ordering::SeqCst) {
+        // Ctrl-C came after the commit point: the write is done.
+        eprintln!(
+            "interrupted too late: the {} had already completed",
+            if args.append { "append" } else { "ingest" }
+        );
+    }
     Ok(())
 }
 

@@ -30,6 +30,7 @@ pub mod column;
 pub mod delta_planes;
 pub mod encode;
 pub mod error;
+pub mod files;
 pub mod layout;
 pub mod manifest;
 pub mod packed;

@@ -2,7 +2,6 @@
 //! on first use, and every section is checked against its checksum before its
 //! bytes are used.
 
-use std::fs;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering};
@@ -37,6 +36,8 @@ struct TableInner {
     path: PathBuf,
     manifest: Manifest,
     maps: Vec<OnceLock<Arc<BlockMap>>>,
+    /// Block files mapped by [`Table::pin_files`], not yet checked.
+    pinned: Vec<OnceLock<Arc<Mmap>>>,
     /// Per chunk, a bit per section whose checksum has been verified.
     verified: Vec<AtomicU16>,
     /// This handle's identity in the decoded-data [`cache`].
@@ -53,7 +54,7 @@ impl Drop for TableInner {
 #[derive(Debug)]
 struct BlockMap {
     path: PathBuf,
-    map: Mmap,
+    map: Arc<Mmap>,
 }
 
 /// Statistics of one column in one block, from the manifest.
@@ -78,15 +79,12 @@ impl Table {
     /// manifest.
     pub fn open(path: impl AsRef<Path>) -> Result<Table> {
         let path = path.as_ref();
-        let manifest_path = path.join(MANIFEST_FILE);
-        let bytes = fs::read(&manifest_path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => {
-                FormatError::NotATable(path.to_path_buf())
-            }
-            _ => FormatError::io("reading", &manifest_path, e),
-        })?;
-        let manifest = Manifest::decode(&manifest_path, &bytes)?;
+        let bytes = crate::files::read_manifest(path)?;
+        let manifest = Manifest::decode(&path.join(MANIFEST_FILE), &bytes)?;
         let maps = (0..manifest.blocks.len())
+            .map(|_| OnceLock::new())
+            .collect();
+        let pinned = (0..manifest.blocks.len())
             .map(|_| OnceLock::new())
             .collect();
         let verified = (0..manifest.chunks.len())
@@ -97,6 +95,7 @@ impl Table {
                 path: path.to_path_buf(),
                 manifest,
                 maps,
+                pinned,
                 verified,
                 cache_id: cache::new_table_id(),
             }),
@@ -162,6 +161,24 @@ impl Table {
         }
     }
 
+    /// Maps every block file now rather than on first use, checking that
+    /// each is a regular file of the manifest's length: from then on the
+    /// table reads these files even once they are removed or renamed (a
+    /// cache entry cleared while a query reads it). Their contents are
+    /// checked on first use, as always. Costs one `open` and `mmap` per
+    /// block file, and no reads.
+    pub fn pin_files(&self) -> Result<()> {
+        for (b, slot) in self.inner.pinned.iter().enumerate() {
+            if slot.get().is_some() || self.inner.maps[b].get().is_some() {
+                continue;
+            }
+            let len = self.inner.manifest.blocks[b].file_len.get();
+            let map = crate::files::map_block_file(&self.block_path(b), len)?;
+            let _ = slot.set(Arc::new(map));
+        }
+        Ok(())
+    }
+
     /// Column `col` of block `block`, mapping the block file if needed.
     pub fn chunk(&self, block: usize, col: usize) -> Result<ColumnChunk> {
         if block >= self.num_blocks() || col >= self.schema().len() {
@@ -195,22 +212,10 @@ impl Table {
     fn open_block(&self, block: usize) -> Result<BlockMap> {
         let entry = &self.inner.manifest.blocks[block];
         let path = self.block_path(block);
-        let file = fs::File::open(&path).map_err(|e| FormatError::io("opening", &path, e))?;
-        let len = file
-            .metadata()
-            .map_err(|e| FormatError::io("reading metadata of", &path, e))?
-            .len();
-        if len != entry.file_len.get() {
-            return Err(FormatError::corrupt(
-                &path,
-                "file",
-                format!("{len} bytes, the manifest says {}", entry.file_len.get()),
-            ));
-        }
-        // SAFETY: strata table files are immutable once published (SPEC.md,
-        // "Assumptions"): no writer modifies or truncates a block file that a
-        // manifest refers to, so the mapped bytes do not change under us.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| FormatError::io("mapping", &path, e))?;
+        let map = match self.inner.pinned[block].get() {
+            Some(map) => map.clone(),
+            None => Arc::new(crate::files::map_block_file(&path, entry.file_len.get())?),
+        };
         let bytes = &map[..];
         let footer = &bytes[bytes.len() - BLOCK_FOOTER_LEN..];
         if bytes[..8] != BLOCK_MAGIC || footer[8..] != BLOCK_MAGIC {

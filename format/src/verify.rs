@@ -25,6 +25,11 @@ pub struct VerifyReport {
     pub problems: Vec<FormatError>,
     /// Files in the directory that the manifest does not refer to.
     pub stray_files: Vec<String>,
+    /// Temporary directories beside the table that killed writers left
+    /// (of any table in that directory; see
+    /// [`crate::writer::abandoned_temp_dirs`]): the next ingest into the
+    /// directory removes them.
+    pub abandoned: Vec<std::path::PathBuf>,
 }
 
 /// Checks the table at `path` completely. Returns `Err` only if the manifest
@@ -84,24 +89,21 @@ pub fn verify_table_with_progress(
         }
     }
     report.stray_files.sort();
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    report.abandoned = crate::writer::abandoned_temp_dirs(&parent);
     Ok(report)
 }
 
 fn verify_block(table: &Table, b: usize, problems: &mut Vec<FormatError>) -> Result<()> {
     let path = table.block_path(b);
-    let bytes = fs::read(&path).map_err(|e| FormatError::io("reading", &path, e))?;
     let entry = &table.manifest().blocks[b];
-    if bytes.len() as u64 != entry.file_len.get() {
-        return Err(FormatError::corrupt(
-            &path,
-            "file",
-            format!(
-                "{} bytes, the manifest says {}",
-                bytes.len(),
-                entry.file_len.get()
-            ),
-        ));
-    }
+    // A regular file of the manifest's length, mapped: checked page by page
+    // without being read into memory.
+    let map = crate::files::map_block_file(&path, entry.file_len.get())?;
+    let bytes: &[u8] = &map;
     let before = problems.len();
     let mut ends = bytes[..BLOCK_HEADER_LEN].to_vec();
     ends.extend_from_slice(&bytes[bytes.len() - BLOCK_FOOTER_LEN..]);

@@ -5,6 +5,11 @@
 //! block files into the table directory (invisible until referenced) and then
 //! replaces the manifest by an atomic rename. Dropping an unfinished writer
 //! removes whatever it wrote.
+//!
+//! An append holds an exclusive `flock` on `APPEND.lock`, which the kernel
+//! releases when the process ends however it ends: a killed append blocks
+//! nothing. Holding the lock, it removes what a killed append left (block
+//! files no manifest refers to, `MANIFEST.tmp-*`) before writing.
 
 use std::fs;
 use std::io::Write;
@@ -71,6 +76,10 @@ pub struct TableWriter {
     manifest: Manifest,
     next_file_id: u64,
     written_files: Vec<PathBuf>,
+    /// An append's lock, released when the writer is finished or dropped.
+    lock: Option<AppendLock>,
+    /// A new table's hold on its temporary directory.
+    _work_lock: Option<WorkDirLock>,
     bytes_written: u64,
     finished: bool,
 }
@@ -82,10 +91,18 @@ impl TableWriter {
         if path.exists() {
             return Err(FormatError::AlreadyExists(path.to_path_buf()));
         }
-        let (parent, name) = parent_and_name(path)?;
+        let (parent, _) = parent_and_name(path)?;
         let dir = temp_path(path, "")?;
-        remove_dead_temp_dirs(&parent, &name);
+        sweep_abandoned(&parent);
         fs::create_dir(&dir).map_err(|e| FormatError::io("creating", &dir, e))?;
+        let work_lock = WorkDirLock::take(&dir);
+        let work_lock = match work_lock {
+            Ok(lock) => lock,
+            Err(e) => {
+                let _ = fs::remove_dir(&dir);
+                return Err(e);
+            }
+        };
         Ok(TableWriter {
             path: path.to_path_buf(),
             dir,
@@ -101,6 +118,8 @@ impl TableWriter {
             options,
             next_file_id: 0,
             written_files: Vec::new(),
+            lock: None,
+            _work_lock: Some(work_lock),
             bytes_written: 0,
             finished: false,
         })
@@ -109,51 +128,33 @@ impl TableWriter {
     /// Starts appending to the existing table at `path`; the table's schema is
     /// kept and readers see either the old or the new table, never a mix. Only
     /// one append at a time: a second one fails while the first holds
-    /// `APPEND.lock`.
+    /// `APPEND.lock` (see the module documentation).
     pub fn append(path: &Path, options: WriteOptions) -> Result<TableWriter> {
         check_options(&options)?;
         let manifest_path = path.join(MANIFEST_FILE);
-        let bytes = fs::read(&manifest_path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => FormatError::NotATable(path.to_path_buf()),
-            _ => FormatError::io("reading", &manifest_path, e),
-        })?;
-        let lock = path.join(APPEND_LOCK_FILE);
-        fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&lock)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::AlreadyExists => FormatError::InvalidInput(format!(
-                    "{} exists: another append is running (or one crashed; remove the file if so)",
-                    lock.display()
-                )),
-                _ => FormatError::io("creating", &lock, e),
-            })?;
-        let mut writer = TableWriter {
+        // Taken before the manifest is read: the append builds on the
+        // manifest no other append can replace meanwhile.
+        let lock = AppendLock::take(path)?;
+        sweep_abandoned(&parent_and_name(path)?.0);
+        let bytes = crate::files::read_manifest(path)?;
+        let manifest = Manifest::decode(&manifest_path, &bytes)?;
+        remove_append_debris(path, &manifest)?;
+        Ok(TableWriter {
             path: path.to_path_buf(),
             dir: path.to_path_buf(),
             append: true,
-            manifest: Manifest {
-                schema: Schema::default(),
-                block_rows: options.block_rows as u32,
-                rows: 0,
-                generation: 0,
-                blocks: Vec::new(),
-                chunks: Vec::new(),
-            },
             options,
-            next_file_id: 0,
-            written_files: vec![lock],
+            next_file_id: manifest.blocks.last().map_or(0, |b| b.file_id.get() + 1),
+            manifest: Manifest {
+                generation: manifest.generation + 1,
+                ..manifest
+            },
+            written_files: Vec::new(),
+            lock: Some(lock),
+            _work_lock: None,
             bytes_written: 0,
             finished: false,
-        };
-        let manifest = Manifest::decode(&manifest_path, &bytes)?;
-        writer.next_file_id = manifest.blocks.last().map_or(0, |b| b.file_id.get() + 1);
-        writer.manifest = Manifest {
-            generation: manifest.generation + 1,
-            ..manifest
-        };
-        Ok(writer)
+        })
     }
 
     /// The schema being written.
@@ -213,7 +214,19 @@ impl TableWriter {
     }
 
     /// Publishes the table atomically and returns what it holds.
-    pub fn finish(mut self) -> Result<WriteSummary> {
+    pub fn finish(self) -> Result<WriteSummary> {
+        match self.finish_unless(&|| false)? {
+            Some(summary) => Ok(summary),
+            None => Err(FormatError::InvalidInput("the write was cancelled".into())),
+        }
+    }
+
+    /// [`TableWriter::finish`], unless `cancelled()` says so at the commit
+    /// point: after everything is written and synced, just before the
+    /// rename that publishes the table. `None` when cancelled: nothing is
+    /// published and everything written is removed. (Once the rename is
+    /// done, the write counts as finished.)
+    pub fn finish_unless(mut self, cancelled: &dyn Fn() -> bool) -> Result<Option<WriteSummary>> {
         let bytes = self.manifest.encode();
         let sync = self.options.sync;
         if self.append {
@@ -225,6 +238,9 @@ impl TableWriter {
             if sync {
                 sync_dir(&self.dir)?;
             }
+            if cancelled() {
+                return Ok(None);
+            }
             let target = self.dir.join(MANIFEST_FILE);
             fs::rename(&tmp, &target).map_err(|e| FormatError::io("renaming", &tmp, e))?;
         } else {
@@ -235,6 +251,9 @@ impl TableWriter {
             }
             if self.path.exists() {
                 return Err(FormatError::AlreadyExists(self.path.clone()));
+            }
+            if cancelled() {
+                return Ok(None);
             }
             fs::rename(&self.dir, &self.path)
                 .map_err(|e| FormatError::io("renaming into place", &self.path, e))?;
@@ -248,15 +267,12 @@ impl TableWriter {
             }
         }
         self.finished = true;
-        if self.append {
-            let lock = self.dir.join(APPEND_LOCK_FILE);
-            fs::remove_file(&lock).map_err(|e| FormatError::io("removing", &lock, e))?;
-        }
-        Ok(WriteSummary {
+        drop(self.lock.take());
+        Ok(Some(WriteSummary {
             rows: self.manifest.rows,
             blocks: self.manifest.blocks.len(),
             bytes_written: self.bytes_written + bytes.len() as u64,
-        })
+        }))
     }
 }
 
@@ -273,7 +289,96 @@ impl Drop for TableWriter {
         } else {
             let _ = fs::remove_dir_all(&self.dir);
         }
+        drop(self.lock.take());
     }
+}
+
+/// The exclusive `flock` of a table's `APPEND.lock`; dropping it removes
+/// the file, then releases the lock (closing the file).
+#[derive(Debug)]
+struct AppendLock {
+    path: PathBuf,
+    _file: nix::fcntl::Flock<fs::File>,
+}
+
+impl AppendLock {
+    /// Takes the lock of the table in `dir`, or fails at once while another
+    /// process holds it.
+    fn take(dir: &Path) -> Result<AppendLock> {
+        use std::os::unix::fs::MetadataExt;
+        let path = dir.join(APPEND_LOCK_FILE);
+        if !dir.join(MANIFEST_FILE).exists() {
+            return Err(FormatError::NotATable(dir.to_path_buf()));
+        }
+        loop {
+            let file = fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| FormatError::io("creating", &path, e))?;
+            let file =
+                match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+                    Ok(f) => f,
+                    Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
+                        return Err(FormatError::InvalidInput(format!(
+                            "another append to {} is running (it holds {})",
+                            dir.display(),
+                            path.display()
+                        )))
+                    }
+                    Err((_, errno)) => {
+                        return Err(FormatError::io("locking", &path, errno.into()));
+                    }
+                };
+            // The previous holder removes the file as it finishes: a lock
+            // on a file no longer at `path` locks nothing, so try again.
+            let held = file
+                .metadata()
+                .map_err(|e| FormatError::io("locking", &path, e))?;
+            match fs::metadata(&path) {
+                Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                    return Ok(AppendLock { path, _file: file });
+                }
+                _ => continue,
+            }
+        }
+    }
+}
+
+impl Drop for AppendLock {
+    fn drop(&mut self) {
+        // Still held: the fields are dropped after this.
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// Removes what a killed append of the table in `dir` left: block files
+/// `manifest` does not refer to and temporary manifests. Only called with
+/// the append lock held, so no other writer is at work; readers never use
+/// a block file their manifest does not list.
+fn remove_append_debris(dir: &Path, manifest: &Manifest) -> Result<()> {
+    let listed: std::collections::HashSet<u64> =
+        manifest.blocks.iter().map(|b| b.file_id.get()).collect();
+    let entries = fs::read_dir(dir).map_err(|e| FormatError::io("listing", dir, e))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let unlisted_block = name
+            .strip_prefix('b')
+            .and_then(|n| n.strip_suffix(".blk"))
+            .filter(|id| !id.is_empty() && id.bytes().all(|c| c.is_ascii_digit()))
+            .and_then(|id| id.parse::<u64>().ok())
+            .is_some_and(|id| !listed.contains(&id));
+        let temporary_manifest = name.starts_with(&format!("{MANIFEST_FILE}.tmp-"));
+        if unlisted_block || temporary_manifest {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(|e| FormatError::io("removing", &path, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The directory holding `table` and the table's file name (of its real
@@ -311,30 +416,76 @@ pub fn temp_path(table: &Path, suffix: &str) -> Result<PathBuf> {
     )))
 }
 
-/// Removes temporary directories `.{name}.tmp-{pid}-{nanos}` left in `parent`
-/// by writers that were killed (SIGKILL, power loss) before they could clean
-/// up: those whose process no longer exists. Best effort; only where
-/// `/proc` tells which processes are alive.
-fn remove_dead_temp_dirs(parent: &Path, name: &str) {
-    if !Path::new("/proc/self").exists() {
-        return;
+/// A writer's hold on its temporary directory: an exclusive `flock` on the
+/// directory, kept for the writer's life and released by the kernel when
+/// its process ends. [`sweep_abandoned`] leaves a locked directory alone,
+/// whatever its name says: a writer in another PID namespace (a container
+/// sharing the directory) looks dead by its pid, but holds its lock.
+#[derive(Debug)]
+pub struct WorkDirLock {
+    _lock: nix::fcntl::Flock<fs::File>,
+}
+
+impl WorkDirLock {
+    /// Locks directory `dir`, just created by this writer.
+    pub fn take(dir: &Path) -> Result<WorkDirLock> {
+        let file = fs::File::open(dir).map_err(|e| FormatError::io("opening", dir, e))?;
+        nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock)
+            .map(|lock| WorkDirLock { _lock: lock })
+            .map_err(|(_, errno)| FormatError::io("locking", dir, errno.into()))
     }
-    let prefix = format!(".{name}.tmp-");
+}
+
+/// The temporary directories in `parent` that writers killed before they
+/// could clean up left: hidden directories named like [`temp_path`]'s
+/// (`.{name}.tmp-{pid}-{nanos}`, any table name and suffix) whose process
+/// no longer runs and whose [`WorkDirLock`] nobody holds. Only where
+/// `/proc` tells which processes run; elsewhere none.
+pub fn abandoned_temp_dirs(parent: &Path) -> Vec<PathBuf> {
+    if !Path::new("/proc/self").exists() {
+        return Vec::new();
+    }
     let Ok(entries) = fs::read_dir(parent) else {
-        return;
+        return Vec::new();
     };
+    let mut out = Vec::new();
     for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(rest) = file_name.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(temp_dir_pid) else {
             continue;
         };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+        // Not following links: only real directories are writers'.
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
-        };
-        if !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = fs::remove_dir_all(entry.path());
+        }
+        let path = entry.path();
+        if !Path::new(&format!("/proc/{pid}")).exists() && WorkDirLock::take(&path).is_ok() {
+            out.push(path);
         }
     }
+    out.sort();
+    out
+}
+
+/// Removes [`abandoned_temp_dirs`] of `parent` (half-written tables, sort
+/// spills): every ingest into a directory does, for any table's. Best
+/// effort; returns what was removed.
+pub fn sweep_abandoned(parent: &Path) -> Vec<PathBuf> {
+    let mut removed = abandoned_temp_dirs(parent);
+    removed.retain(|p| fs::remove_dir_all(p).is_ok());
+    removed
+}
+
+/// The writer's pid in a name `.{name}.tmp-{pid}-{nanos}{suffix}`.
+fn temp_dir_pid(file_name: &str) -> Option<u32> {
+    if !file_name.starts_with('.') {
+        return None;
+    }
+    let at = file_name.rfind(".tmp-")?;
+    let mut parts = file_name[at + 5..].splitn(3, '-');
+    let pid = parts.next()?.parse::<u32>().ok()?;
+    let nanos = parts.next()?;
+    (!nanos.is_empty() && nanos.bytes().all(|b| b.is_ascii_digit())).then_some(pid)
 }
 
 fn check_options(options: &WriteOptions) -> Result<()> {

@@ -493,10 +493,22 @@ fn temp_dirs_of_dead_writers_are_swept_and_live_ones_kept() {
     // A pid far above any real one (Linux caps pids at 2^22).
     let dead = dir.path().join(".t.tmp-99999999-1");
     let live = dir.path().join(format!(".t.tmp-{}-2", std::process::id()));
-    let other = dir.path().join(".u.tmp-99999999-3");
-    for d in [&dead, &live, &other] {
+    // Any table's leftovers go, sort spills included.
+    let other = dir.path().join(".u.tmp-99999999-3-sort");
+    // A writer whose pid looks dead (another PID namespace) but holds its
+    // directory's lock.
+    let locked = dir.path().join(".v.tmp-99999998-4");
+    // Not a writer's: kept.
+    let mine = dir.path().join(".w.tmp-notes");
+    for d in [&dead, &live, &other, &locked, &mine] {
         std::fs::create_dir(d).unwrap();
     }
+    std::fs::write(dead.join("b00000000.blk"), "half").unwrap();
+    let lock = strata_format::writer::WorkDirLock::take(&locked).unwrap();
+    assert_eq!(
+        strata_format::writer::abandoned_temp_dirs(dir.path()),
+        [dead.clone(), other.clone()]
+    );
     let schema = Schema::new(vec![Field::new("k", DataType::UInt8, false)]).unwrap();
     let mut w =
         TableWriter::create(&dir.path().join("t"), schema, WriteOptions::default()).unwrap();
@@ -505,8 +517,14 @@ fn temp_dirs_of_dead_writers_are_swept_and_live_ones_kept() {
     w.write_block(vec![c]).unwrap();
     w.finish().unwrap();
     assert!(!dead.exists(), "a dead writer's directory is removed");
+    assert!(
+        !other.exists(),
+        "another table's abandoned spill is removed"
+    );
     assert!(live.exists(), "a live writer's directory is kept");
-    assert!(other.exists(), "another table's directory is not touched");
+    assert!(locked.exists(), "a locked directory is kept");
+    assert!(mine.exists());
+    drop(lock);
 }
 
 #[test]
@@ -535,4 +553,36 @@ fn temp_paths_sit_beside_the_table_under_the_writers_pattern() {
         .unwrap()
         .starts_with(".t.tmp-"));
     assert!(strata_format::writer::temp_path(std::path::Path::new("/"), "").is_err());
+}
+
+#[test]
+fn pinned_tables_read_their_files_after_removal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t");
+    let schema = Schema::new(vec![Field::new("k", DataType::UInt32, false)]).unwrap();
+    let options = WriteOptions {
+        block_rows: 100,
+        sync: false,
+    };
+    let mut w = TableWriter::create(&path, schema, options).unwrap();
+    for b in 0..3u64 {
+        let mut c = ColumnData::new_fixed();
+        for i in 0..100 {
+            c.push_key(b * 1000 + i).unwrap();
+        }
+        w.write_block(vec![c]).unwrap();
+    }
+    w.finish().unwrap();
+    let read = |t: &Table| -> Vec<RowValues> {
+        (0..t.num_blocks())
+            .map(|b| t.chunk(b, 0).unwrap().row_values().unwrap())
+            .collect()
+    };
+    let expected = read(&Table::open(&path).unwrap());
+    let pinned = Table::open(&path).unwrap();
+    pinned.pin_files().unwrap();
+    let unpinned = Table::open(&path).unwrap();
+    std::fs::remove_dir_all(&path).unwrap();
+    assert_eq!(read(&pinned), expected);
+    assert!(unpinned.chunk(0, 0).is_err());
 }

@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -19,7 +19,8 @@ const BUF_SIZE: usize = 1 << 20;
 
 /// Expands the command-line inputs: `-` stays as is, arguments with glob
 /// characters (`*`, `?`, `[`) expand to the sorted list of matching files (an
-/// error if none match), other paths are kept (and checked when opened).
+/// error if none match; see [`glob_files`]), other paths are kept (and
+/// checked when opened).
 pub fn expand_inputs(args: &[String]) -> Result<Vec<PathBuf>> {
     if args.is_empty() {
         return Err(IngestError::Usage("no input files given".into()));
@@ -27,23 +28,10 @@ pub fn expand_inputs(args: &[String]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for a in args {
         if a != STDIN && a.contains(['*', '?', '[']) && !Path::new(a).exists() {
-            let paths = glob::glob(a)
-                .map_err(|e| IngestError::Usage(format!("bad glob pattern {a:?}: {e}")))?;
-            let mut matched = Vec::new();
-            for p in paths {
-                match p {
-                    Ok(p) if p.is_file() => matched.push(p),
-                    Ok(_) => {}
-                    Err(e) => {
-                        let path = e.path().to_path_buf();
-                        return Err(IngestError::io(path, e.into()));
-                    }
-                }
-            }
+            let matched = glob_files(a)?;
             if matched.is_empty() {
                 return Err(IngestError::Usage(format!("no file matches {a:?}")));
             }
-            matched.sort();
             out.extend(matched);
         } else {
             out.push(PathBuf::from(a));
@@ -53,6 +41,139 @@ pub fn expand_inputs(args: &[String]) -> Result<Vec<PathBuf>> {
         return Err(IngestError::Usage("standard input (-) given twice".into()));
     }
     Ok(out)
+}
+
+/// The files `pattern` matches, sorted, as DuckDB's globs match them: `*`,
+/// `?` and `[...]` match within one path component (names starting with a
+/// dot included) and follow symbolic links; `**`, a whole component, matches
+/// any number of directories, but only real ones: it does not descend into
+/// symbolic links to directories, so a link loop or a second link to the
+/// same directory never reads the same files again. (A trailing `**`
+/// matches the regular files below, not links.)
+pub fn glob_files(pattern: &str) -> Result<Vec<PathBuf>> {
+    // Checks the syntax (`[` closed, `**` alone in its component).
+    glob::Pattern::new(pattern)
+        .map_err(|e| IngestError::Usage(format!("bad glob pattern {pattern:?}: {e}")))?;
+    let parts: Vec<Part> = Path::new(pattern)
+        .components()
+        .map(|c| {
+            let text = c.as_os_str().to_str().unwrap_or_default();
+            if text == "**" {
+                Ok(Part::AnyDirs)
+            } else if matches!(c, Component::Normal(_)) && text.contains(['*', '?', '[']) {
+                glob::Pattern::new(text)
+                    .map(Part::Match)
+                    .map_err(|e| IngestError::Usage(format!("bad glob pattern {pattern:?}: {e}")))
+            } else {
+                Ok(Part::Literal(c.as_os_str().to_os_string()))
+            }
+        })
+        .collect::<Result<_>>()?;
+    let mut out = Vec::new();
+    walk(&PathBuf::new(), &parts, &mut out)?;
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// One component of a glob pattern.
+enum Part {
+    /// A name (or `/`, `.`, `..`) taken as written.
+    Literal(std::ffi::OsString),
+    /// A name with wildcards.
+    Match(glob::Pattern),
+    /// `**`.
+    AnyDirs,
+}
+
+/// How glob components match names: case-sensitively, a leading dot matched
+/// by wildcards.
+const MATCH: glob::MatchOptions = glob::MatchOptions {
+    case_sensitive: true,
+    require_literal_separator: true,
+    require_literal_leading_dot: false,
+};
+
+/// Adds to `out` the files below `base` (as written so far; empty for the
+/// current directory) that `parts` match.
+fn walk(base: &Path, parts: &[Part], out: &mut Vec<PathBuf>) -> Result<()> {
+    let Some((part, rest)) = parts.split_first() else {
+        if std::fs::metadata(base).is_ok_and(|m| m.is_file()) {
+            out.push(base.to_path_buf());
+        }
+        return Ok(());
+    };
+    match part {
+        Part::Literal(name) => walk(&base.join(name), rest, out),
+        Part::Match(pattern) => {
+            for (name, _) in list(base)? {
+                if name
+                    .to_str()
+                    .is_some_and(|n| pattern.matches_with(n, MATCH))
+                {
+                    walk(&base.join(name), rest, out)?;
+                }
+            }
+            Ok(())
+        }
+        Part::AnyDirs => {
+            if rest.is_empty() {
+                // A trailing `**`: the regular files at any depth.
+                return real_files(base, out);
+            }
+            walk(base, rest, out)?;
+            for (name, kind) in list(base)? {
+                if kind.is_dir() {
+                    walk(&base.join(name), parts, out)?;
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The regular files in `dir` and its real subdirectories, at any depth.
+fn real_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for (name, kind) in list(dir)? {
+        if kind.is_dir() {
+            real_files(&dir.join(&name), out)?;
+        } else if kind.is_file() {
+            out.push(dir.join(name));
+        }
+    }
+    Ok(())
+}
+
+/// The names in directory `dir` (empty: the current directory) and their
+/// types, not following symbolic links; nothing when `dir` does not exist or
+/// is not a directory.
+fn list(dir: &Path) -> Result<Vec<(std::ffi::OsString, std::fs::FileType)>> {
+    let at = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let entries = match std::fs::read_dir(at) {
+        Ok(rd) => rd,
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(Vec::new())
+        }
+        Err(e) => return Err(IngestError::io(at, e)),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| IngestError::io(at, e))?;
+        let kind = entry
+            .file_type()
+            .map_err(|e| IngestError::io(entry.path(), e))?;
+        names.push((entry.file_name(), kind));
+    }
+    Ok(names)
 }
 
 /// How an input is named in messages.
@@ -193,6 +314,75 @@ mod tests {
         assert!(matches!(expand_inputs(&[none]), Err(IngestError::Usage(_))));
         assert!(expand_inputs(&[]).is_err());
         assert!(expand_inputs(&["-".into(), "-".into()]).is_err());
+    }
+
+    /// The answers are DuckDB's (`SELECT list(filename) FROM
+    /// read_csv(PATTERN, filename=true)` over the same tree).
+    #[test]
+    fn globs_do_not_follow_directory_links_under_double_star() {
+        let dir = tempfile::tempdir().unwrap();
+        let g = dir.path().join("g");
+        std::fs::create_dir_all(g.join("sub")).unwrap();
+        std::fs::create_dir_all(g.join(".hid")).unwrap();
+        std::fs::create_dir_all(dir.path().join("h")).unwrap();
+        for f in [
+            "g/x.csv",
+            "g/.dot.csv",
+            "g/sub/y.csv",
+            "g/.hid/w.csv",
+            "h/z.csv",
+        ] {
+            std::fs::write(dir.path().join(f), "a\n1\n").unwrap();
+        }
+        let link = |to: &str, at: &str| std::os::unix::fs::symlink(to, g.join(at)).unwrap();
+        link("../g", "self");
+        link("sub", "alias");
+        link("../h", "hl");
+        link("x.csv", "xl.csv");
+        let names = |pattern: &str| -> Vec<String> {
+            let full = format!("{}/{pattern}", dir.path().display());
+            let prefix = format!("{}/", dir.path().display());
+            let mut v: Vec<String> = glob_files(&full)
+                .unwrap()
+                .iter()
+                .map(|p| p.display().to_string().replace(&prefix, ""))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            names("g/**/*.csv"),
+            [
+                "g/.dot.csv",
+                "g/.hid/w.csv",
+                "g/sub/y.csv",
+                "g/x.csv",
+                "g/xl.csv"
+            ]
+        );
+        assert_eq!(
+            names("g/*/*.csv"),
+            [
+                "g/.hid/w.csv",
+                "g/alias/y.csv",
+                "g/hl/z.csv",
+                "g/self/.dot.csv",
+                "g/self/x.csv",
+                "g/self/xl.csv",
+                "g/sub/y.csv"
+            ]
+        );
+        assert_eq!(
+            names("g/**"),
+            ["g/.dot.csv", "g/.hid/w.csv", "g/sub/y.csv", "g/x.csv"]
+        );
+        assert_eq!(names("g/**/y.csv"), ["g/sub/y.csv"]);
+        assert_eq!(
+            names("g/self/*.csv"),
+            ["g/self/.dot.csv", "g/self/x.csv", "g/self/xl.csv"]
+        );
+        assert!(names("g/nope/**/*.csv").is_empty());
+        assert!(matches!(glob_files("g/a**/x"), Err(IngestError::Usage(_))));
     }
 
     #[test]

@@ -499,7 +499,7 @@ impl Run<'_> {
         pipeline: Pipeline,
         bytes_in: u64,
     ) -> Result<IngestSummary> {
-        let (ws, written) = pipeline.finish()?;
+        let (ws, written) = pipeline.finish(self.options.cancel.as_deref())?;
         let input_columns = if self.input_columns.is_empty() {
             schema.fields.iter().map(|f| f.name.clone()).collect()
         } else {

@@ -200,11 +200,23 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Waits for every job, writes the rest and publishes the table.
-    pub fn finish(mut self) -> Result<(WriteSummary, Written)> {
+    /// Waits for every job, writes the rest and publishes the table, unless
+    /// `cancel` is set by then: checked at the last moment, the commit point
+    /// (see [`TableWriter::finish_unless`]), when it fails with
+    /// [`IngestError::Interrupted`] and nothing is published.
+    pub fn finish(
+        mut self,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<(WriteSummary, Written)> {
         self.wait_all()?;
-        let summary = self.writer.finish()?;
-        Ok((summary, self.written))
+        let cancelled = || cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
+        if cancelled() {
+            return Err(IngestError::Interrupted);
+        }
+        match self.writer.finish_unless(&cancelled)? {
+            Some(summary) => Ok((summary, self.written)),
+            None => Err(IngestError::Interrupted),
+        }
     }
 }
 

@@ -325,10 +325,12 @@ impl Sorter {
         let dir = strata_format::writer::temp_path(table, "-sort")?;
         std::fs::create_dir_all(&dir).map_err(|e| spill_error("creating", &dir, e))?;
         let open = Arc::new(Mutex::new(true));
-        let guard = SpillDir {
+        let mut guard = SpillDir {
             path: dir.clone(),
             open: open.clone(),
+            _lock: None,
         };
+        guard._lock = Some(strata_format::writer::WorkDirLock::take(&dir)?);
         let sorter = Sorter {
             spreads: Mutex::new(vec![Spread::default(); key.columns.len()]),
             key,
@@ -688,6 +690,8 @@ pub struct SpillDir {
     path: PathBuf,
     /// Shared with the sorter: see [`Sorter::new_run_file`].
     open: Arc<Mutex<bool>>,
+    /// Keeps sweepers away while the ingest runs.
+    _lock: Option<strata_format::writer::WorkDirLock>,
 }
 
 impl Drop for SpillDir {
