@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 mod brc;
 mod clickbench;
+mod fuzz;
 mod gen;
 mod suite;
 mod taxi;
@@ -44,6 +45,9 @@ enum Command {
     Brc(brc::BrcRunArgs),
     /// LocustDB's taxi queries on strata, side by side with DuckDB and ClickHouse (chDB).
     Taxi(taxi::TaxiRunArgs),
+    /// Differential SQL fuzzing against DuckDB, with TLP and NoREC oracles; `--replay`
+    /// runs saved regression cases.
+    FuzzSql(fuzz::FuzzArgs),
 }
 
 #[derive(Subcommand)]
@@ -74,5 +78,6 @@ fn main() -> anyhow::Result<()> {
         Command::Clickbench(args) => clickbench::run(&args),
         Command::Brc(args) => brc::run(&args),
         Command::Taxi(args) => taxi::run(&args),
+        Command::FuzzSql(args) => fuzz::run_cli(&args),
     }
 }
