@@ -93,6 +93,8 @@ pub struct Case {
     pub records: Vec<Record>,
     /// `Some(why)` for a known, open bug.
     pub expect_fail: Option<String>,
+    /// The shape of the failure the case was written for (see `--known`).
+    pub signature: Option<String>,
     /// Comment lines (what failed, how it was found).
     pub notes: Vec<String>,
 }
@@ -190,6 +192,9 @@ pub fn slt_text(case: &Case) -> String {
     }
     if let Some(why) = &case.expect_fail {
         let _ = writeln!(s, "expect-fail {why}");
+    }
+    if let Some(sig) = &case.signature {
+        let _ = writeln!(s, "signature {sig}");
     }
     for r in &case.records {
         s.push('\n');
@@ -289,11 +294,12 @@ fn parse_rows(lines: &[&str], types: &[String], at: usize) -> Result<Vec<Vec<Cel
         .collect()
 }
 
-/// Reads `case.slt`'s text (the table comes separately).
-pub fn parse_slt(text: &str) -> Result<(Vec<Record>, Option<String>)> {
+/// Reads `case.slt`'s text into a case without table rows (the table comes separately).
+pub fn parse_slt(text: &str) -> Result<Case> {
     let lines: Vec<&str> = text.lines().collect();
     let mut records = Vec::new();
     let mut expect_fail = None;
+    let mut signature = None;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -304,6 +310,10 @@ pub fn parse_slt(text: &str) -> Result<(Vec<Record>, Option<String>)> {
         }
         if let Some(why) = line.strip_prefix("expect-fail") {
             expect_fail = Some(why.trim().to_string());
+            continue;
+        }
+        if let Some(sig) = line.strip_prefix("signature ") {
+            signature = Some(sig.trim().to_string());
             continue;
         }
         // The record's body: lines up to a blank line.
@@ -421,7 +431,17 @@ pub fn parse_slt(text: &str) -> Result<(Vec<Record>, Option<String>)> {
             bail!("case.slt line {}: unknown record {line:?}", start + 1);
         }
     }
-    Ok((records, expect_fail))
+    Ok(Case {
+        table: TableData {
+            columns: Vec::new(),
+            block_rows: 1,
+            dict_seed: 0,
+        },
+        records,
+        expect_fail,
+        signature,
+        notes: Vec::new(),
+    })
 }
 
 /// Writes `case` into directory `dir` (created).
@@ -438,14 +458,9 @@ pub fn read_case(dir: &Path) -> Result<Case> {
         &std::fs::read_to_string(dir.join("table.txt"))
             .with_context(|| format!("reading {}", dir.display()))?,
     )?;
-    let (records, expect_fail) = parse_slt(&std::fs::read_to_string(dir.join("case.slt"))?)
+    let case = parse_slt(&std::fs::read_to_string(dir.join("case.slt"))?)
         .with_context(|| format!("in {}", dir.display()))?;
-    Ok(Case {
-        table,
-        records,
-        expect_fail,
-        notes: Vec::new(),
-    })
+    Ok(Case { table, ..case })
 }
 
 /// Runs one record on `db`: `Ok` when strata passes it, else why not.
@@ -590,10 +605,14 @@ mod tests {
                 }),
             ],
             expect_fail: Some("decimal literals".into()),
+            signature: Some("wrong answer|SELECT ?".into()),
             notes: vec!["found by a test".into()],
         };
-        let (records, expect) = parse_slt(&slt_text(&case)).unwrap_or_default();
-        assert_eq!(records, case.records);
-        assert_eq!(expect, case.expect_fail);
+        let back = parse_slt(&slt_text(&case)).map(|c| Case {
+            table: case.table.clone(),
+            notes: case.notes.clone(),
+            ..c
+        });
+        assert_eq!(back.ok(), Some(case));
     }
 }

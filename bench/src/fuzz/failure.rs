@@ -25,26 +25,36 @@ pub(super) fn known_signatures(path: &Path) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for d in case::case_dirs(path)? {
         let c = case::read_case(&d)?;
-        if c.expect_fail.is_none() {
-            continue;
-        }
-        for r in &c.records {
-            if let Some(sig) = record_signature(r, &c.table) {
-                out.push(sig);
-            }
+        if let (Some(_), Some(sig)) = (&c.expect_fail, c.signature) {
+            out.push(sig);
         }
     }
     Ok(out)
 }
 
-fn record_signature(r: &Record, table: &TableData) -> Option<String> {
-    Some(match r {
-        Record::Query { sql, .. } | Record::NoPanic { sql } => signature(sql, table),
-        Record::Oracle(o) => {
-            let sql: Vec<String> = o.queries().iter().map(Query::sql).collect();
-            signature(&sql.join("; "), table)
-        }
-    })
+/// What makes two failures one bug: for errors and panics the error (message shape,
+/// panic site), for wrong answers of other result types the types, for other wrong
+/// answers and oracle failures the shape of the minimised query.
+fn bug_signature(kind: &FailKind, subject: &Subject, table: &TableData) -> String {
+    match kind {
+        FailKind::StrataError(k, m) => format!("strata {k} error|{m}"),
+        FailKind::Panic(m) => format!("panic|{}", panic_site(m)),
+        FailKind::WrongAnswer(t) if !t.is_empty() => format!("wrong answer|types {t}"),
+        other => format!(
+            "{}|{}",
+            other.label(),
+            signature(&subject_sql(subject), table)
+        ),
+    }
+}
+
+/// Whether the signature is fixed before minimisation (errors, panics).
+fn signature_known_early(kind: &FailKind) -> bool {
+    match kind {
+        FailKind::StrataError(..) | FailKind::Panic(_) => true,
+        FailKind::WrongAnswer(t) => !t.is_empty(),
+        FailKind::Tlp | FailKind::NoRec => false,
+    }
 }
 
 fn subject_sql(s: &Subject) -> String {
@@ -275,17 +285,14 @@ pub(super) fn handle(
     dir: &Path,
 ) -> Result<()> {
     let timeout = Duration::from_secs(shared.args.query_timeout);
-    let raw_sig = format!(
-        "{:?}|{}",
-        f.kind,
-        signature(&subject_sql(&f.subject), &table)
-    );
-    // Failures of the same shape as one seen already are counted, not minimised again.
+    let raw_sig = bug_signature(&f.kind, &f.subject, &table);
+    // Failures of a bug seen already are counted, not minimised again.
     if let Ok(mut bugs) = shared.bugs.lock() {
-        if let Some(b) = bugs
-            .values_mut()
-            .find(|b| b.raw_signatures.contains(&raw_sig))
-        {
+        let early = signature_known_early(&f.kind);
+        let seen = bugs
+            .iter_mut()
+            .find(|(sig, b)| (early && **sig == raw_sig) || b.raw_signatures.contains(&raw_sig));
+        if let Some((_, b)) = seen {
             b.count += 1;
             return Ok(());
         }
@@ -301,9 +308,13 @@ pub(super) fn handle(
     let mdir = dir.join("min");
     let began = Instant::now();
     let (small, attempts) = if may_minimise {
+        let seconds = match shared.args.minimise_seconds {
+            0 => 365 * 86_400,
+            s => s,
+        };
         let budget = Budget {
-            attempts: 3000,
-            until: Instant::now() + Duration::from_secs(shared.args.minimise_seconds),
+            attempts: shared.args.minimise_attempts,
+            until: Instant::now() + Duration::from_secs(seconds),
         };
         let kind = f.kind.clone();
         let mut test = |c: &Failing| {
@@ -366,22 +377,14 @@ pub(super) fn handle(
             }
         }
     }
+    let detail: String = f.detail.chars().take(300).collect();
     let _ = write!(
         repro,
-        "\ndetail (before minimisation): {}\nminimised in {attempts} steps from {} rows",
-        f.detail,
+        "\ndetail (before minimisation): {detail}\nminimised in {attempts} steps from {} rows",
         start.table.rows()
     );
-    let sig = format!(
-        "{}|{}",
-        match &f.kind {
-            FailKind::Panic(m) => format!("panic {}", panic_site(m)),
-            other => other.label(),
-        },
-        signature(&subject_sql(&small.subject), &small.table)
-    );
-    let known_sig = signature(&subject_sql(&small.subject), &small.table);
-    let known = shared.known.contains(&known_sig);
+    let sig = bug_signature(&f.kind, &small.subject, &small.table);
+    let known = shared.known.contains(&sig);
     let mut bugs = match shared.bugs.lock() {
         Ok(b) => b,
         Err(_) => return Ok(()),
@@ -414,6 +417,7 @@ pub(super) fn handle(
         table: small.table.clone(),
         records,
         expect_fail: Some(f.kind.label()),
+        signature: Some(sig.clone()),
         notes,
     };
     let written = case::write_case(&case_dir, &c).is_ok();

@@ -651,11 +651,42 @@ impl<'a> Gen<'a> {
             self.some_kind()
         };
         let x = self.expr(k, d, ctx);
+        if self.rng.chance(30) {
+            if let Some((lo, hi)) = self.range_around(&x) {
+                return Expr::Between(x.boxed(), lo.boxed(), hi.boxed(), self.rng.chance(25));
+            }
+        }
         let (mut lo, mut hi) = (self.literal_near(&x, k), self.literal_near(&x, k));
         if self.rng.chance(50) {
             std::mem::swap(&mut lo, &mut hi);
         }
         Expr::Between(x.boxed(), lo.boxed(), hi.boxed(), self.rng.chance(25))
+    }
+
+    /// `(v - d, v + d)` written as literal arithmetic around a value `v` of `x`'s
+    /// column, with `d` a unit of its last decimal place or a round step
+    /// (`BETWEEN 0.06 - 0.01 AND 0.06 + 0.01`).
+    fn range_around(&mut self, x: &Expr) -> Option<(Expr, Expr)> {
+        let n = self.samples_of(x)?.0.len();
+        let i = self.rng.index(n.max(1));
+        let v = self.samples_of(x)?.0.get(i)?.clone();
+        let (center, step) = match v {
+            Cell::Dec(v, s) if s > 0 => {
+                let unit = *self.rng.pick(&[1i128, 1, 5, 10, 25]);
+                (format_decimal(v, s), format_decimal(unit, s))
+            }
+            Cell::Dec(v, _) | Cell::Int(v) => (v.to_string(), self.rng.range(1, 10).to_string()),
+            Cell::Float(f) if f.is_finite() => {
+                let c = format!("{f:?}");
+                let c = if c.contains('e') { c } else { format!("{c}e0") };
+                (c, (*self.rng.pick(&["0.25e0", "1e0", "0.1e0"])).to_string())
+            }
+            _ => return None,
+        };
+        Some((
+            bin("-", lit(center.clone()), lit(step.clone())),
+            bin("+", lit(center), lit(step)),
+        ))
     }
 
     fn in_list(&mut self, d: u32, ctx: &Ctx) -> Expr {
@@ -735,7 +766,7 @@ impl<'a> Gen<'a> {
     }
 
     fn int_expr(&mut self, d: u32, ctx: &Ctx) -> Expr {
-        match self.rng.weighted(&[25, 4, 10, 14, 6, 8, 10]) {
+        match self.rng.weighted(&[25, 4, 10, 14, 3, 8, 10]) {
             0 => {
                 let op = *self.rng.pick(&["+", "-", "*", "//", "%"]);
                 let a = self.expr(Kind::Int, d, ctx);

@@ -75,9 +75,13 @@ pub struct FuzzArgs {
     /// Do not minimise failures.
     #[arg(long)]
     pub no_minimise: bool,
-    /// Seconds of minimisation per failure at most.
+    /// Seconds of minimisation per failure at most (0: no limit; then the outcome does
+    /// not depend on the machine's speed).
     #[arg(long, default_value_t = 60)]
     pub minimise_seconds: u64,
+    /// Candidates the minimiser tries per failure at most.
+    #[arg(long, default_value_t = 3000)]
+    pub minimise_attempts: usize,
     /// Seconds a query may run on either engine.
     #[arg(long, default_value_t = 30)]
     pub query_timeout: u64,
@@ -102,10 +106,12 @@ pub struct FuzzArgs {
 /// What kind of failure.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FailKind {
-    /// strata's rows differ from DuckDB's.
-    WrongAnswer,
-    /// strata failed (error kind) where DuckDB answered.
-    StrataError(String),
+    /// strata's rows differ from DuckDB's; the result columns' type families that differ
+    /// (`DOUBLE/DECIMAL`: strata's DOUBLE where DuckDB has a DECIMAL), if any.
+    WrongAnswer(String),
+    /// strata failed where DuckDB answered: the error's kind and its message without
+    /// the values it quotes (see [`error_shape`]).
+    StrataError(String, String),
     /// strata panicked (message).
     Panic(String),
     /// A TLP check failed.
@@ -117,13 +123,58 @@ pub enum FailKind {
 impl FailKind {
     fn label(&self) -> String {
         match self {
-            FailKind::WrongAnswer => "wrong answer".into(),
-            FailKind::StrataError(k) => format!("strata {k} error, DuckDB answers"),
+            FailKind::WrongAnswer(t) if t.is_empty() => "wrong answer".into(),
+            FailKind::WrongAnswer(t) => format!("wrong answer, types {t}"),
+            FailKind::StrataError(k, _) => format!("strata {k} error, DuckDB answers"),
             FailKind::Panic(_) => "panic".into(),
             FailKind::Tlp => "TLP check failed".into(),
             FailKind::NoRec => "NoREC check failed".into(),
         }
     }
+}
+
+/// An error message without what varies between occurrences of one error: quoted and
+/// parenthesised parts and numbers (`Overflow in addition of INT32 (1 + 2)!` becomes
+/// `Overflow in addition of INTN !`, `-1.5 is out of range` becomes `N is out of range`).
+pub fn error_shape(msg: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    for c in msg.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '(') => depth += 1,
+            (None, ')') => depth = depth.saturating_sub(1),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                if depth == 0 {
+                    out.push_str("..");
+                }
+            }
+            (None, _) if depth > 0 => {}
+            (None, c) if c.is_ascii_digit() || (matches!(c, '.' | '-') && out.ends_with('N')) => {
+                // A number (with its sign and fraction) is one `N`.
+                if out.ends_with('-') {
+                    out.pop();
+                }
+                if !out.ends_with('N') {
+                    out.push('N');
+                }
+            }
+            (None, c) => out.push(c),
+        }
+    }
+    let words: Vec<&str> = out.split_whitespace().collect();
+    let mut s = words.join(" ");
+    if s.len() > 100 {
+        let cut = (0..=100)
+            .rev()
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(0);
+        s.truncate(cut);
+    }
+    s
 }
 
 /// Counts of one run.
@@ -579,14 +630,11 @@ enum Outcome {
 fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, star: &[String]) -> Result<Outcome> {
     let sql = q.sql();
     let s = db.query(&sql);
+    let panic = |m: &str| Outcome::Fail(FailKind::Panic(m.to_string()), format!("panic: {m}"));
     if let StrataAnswer::Panic(m) = &s {
-        return Ok(Outcome::Fail(
-            FailKind::Panic(m.clone()),
-            format!("panic: {m}"),
-        ));
+        return Ok(panic(m));
     }
-    let d = duck.query(&sql)?;
-    let (types, rows) = match d {
+    let (types, rows) = match duck.query(&sql)? {
         DuckAnswer::Timeout => return Ok(Outcome::Timeout),
         DuckAnswer::Error { class, message } => {
             let answered = matches!(s, StrataAnswer::Rows { .. });
@@ -600,14 +648,18 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, star: &[String]) -> R
         }
         DuckAnswer::Rows { types, rows, .. } => (types, rows),
     };
-    let strata_rows = match s {
-        StrataAnswer::Rows { rows, .. } => rows,
+    let (strata_types, strata_rows) = match s {
+        StrataAnswer::Rows { types, rows, .. } => (types, rows),
         StrataAnswer::Refused(r) => return Ok(Outcome::Refused(r)),
         StrataAnswer::Timeout => return Ok(Outcome::Timeout),
         StrataAnswer::Error(kind, msg) => {
-            return Ok(Outcome::Fail(FailKind::StrataError(kind.to_string()), msg));
+            let shape = error_shape(&msg);
+            return Ok(Outcome::Fail(
+                FailKind::StrataError(kind.to_string(), shape),
+                msg,
+            ));
         }
-        StrataAnswer::Panic(_) => unreachable_panic(),
+        StrataAnswer::Panic(m) => return Ok(panic(&m)),
     };
     let shape = Shape::of(q, star);
     let full = if shape.limited() {
@@ -622,17 +674,47 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, star: &[String]) -> R
         match compare(&shape, &strata_rows, &rows, full.as_deref()) {
             Verdict::Match => Outcome::Match,
             Verdict::MatchTies => Outcome::MatchTies,
-            Verdict::Mismatch(why) => Outcome::Fail(
-                FailKind::WrongAnswer,
-                format!("{why} (DuckDB types: {})", types.join(", ")),
-            ),
+            Verdict::Mismatch(why) => {
+                let strata_names: Vec<String> =
+                    strata_types.iter().map(|t| t.to_string()).collect();
+                Outcome::Fail(
+                    FailKind::WrongAnswer(type_families(&strata_names, &types)),
+                    format!(
+                        "{why} (strata types: {}; DuckDB types: {})",
+                        strata_names.join(", "),
+                        types.join(", ")
+                    ),
+                )
+            }
         },
     )
 }
 
-/// Panics were handled before: this arm is never taken.
-fn unreachable_panic() -> ! {
-    unreachable!("panics are returned before")
+/// The family of a type name: integers of any width, decimals of any precision.
+fn type_family(name: &str) -> &str {
+    let n = name.trim();
+    if n.starts_with("DECIMAL") {
+        return "DECIMAL";
+    }
+    match n {
+        "TINYINT" | "SMALLINT" | "INTEGER" | "BIGINT" | "HUGEINT" | "UTINYINT" | "USMALLINT"
+        | "UINTEGER" | "UBIGINT" | "UHUGEINT" => "INTEGER",
+        other => other,
+    }
+}
+
+/// The columns whose type families differ, as `strata/DuckDB` pairs (`DOUBLE/DECIMAL`),
+/// each pair once.
+fn type_families(strata: &[String], duck: &[String]) -> String {
+    let mut pairs: Vec<String> = Vec::new();
+    for (s, d) in strata.iter().zip(duck) {
+        let (a, b) = (type_family(s), type_family(d));
+        let pair = format!("{a}/{b}");
+        if a != b && !pairs.contains(&pair) {
+            pairs.push(pair);
+        }
+    }
+    pairs.join(" ")
 }
 
 /// Runs case `k`: a table and its queries; returns strata's thread count and the
@@ -686,7 +768,7 @@ fn run_case(
                 Outcome::Fail(kind, detail) => {
                     match &kind {
                         FailKind::Panic(_) => st.panics += 1,
-                        FailKind::WrongAnswer => st.mismatches += 1,
+                        FailKind::WrongAnswer(_) => st.mismatches += 1,
                         _ => st.error_mismatches += 1,
                     }
                     found.push((
@@ -780,5 +862,39 @@ fn random_oracle(rng: &mut Rng, features: Features, table: &TableData, j: usize)
                 p,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_shapes_drop_values() {
+        assert_eq!(
+            error_shape("Overflow in addition of INT32 (2147483646 + 4)!"),
+            "Overflow in addition of INTN !"
+        );
+        assert_eq!(
+            error_shape("Conversion Error: -8.5 is out of range for UTINYINT"),
+            "Conversion Error: N is out of range for UTINYINT"
+        );
+        assert_eq!(
+            error_shape("cannot apply arithmetic to VARCHAR (operand '')"),
+            "cannot apply arithmetic to VARCHAR"
+        );
+    }
+
+    #[test]
+    fn wrong_answers_group_by_type_family() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            type_families(&s(&["DOUBLE", "BIGINT"]), &s(&["DECIMAL(4,2)", "HUGEINT"])),
+            "DOUBLE/DECIMAL"
+        );
+        assert_eq!(
+            type_families(&s(&["DECIMAL(38,2)"]), &s(&["DECIMAL(18,2)"])),
+            ""
+        );
     }
 }
