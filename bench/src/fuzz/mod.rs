@@ -21,6 +21,7 @@ pub mod table;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -96,6 +97,9 @@ pub struct FuzzArgs {
     /// Exit with an error when there are panics or failures that are not known.
     #[arg(long)]
     pub strict: bool,
+    /// Write every compared query and its outcome to this file.
+    #[arg(long)]
+    pub log_queries: Option<PathBuf>,
     /// Replay the regression cases at PATH (a case directory or a directory of them)
     /// instead of fuzzing; exits with an error when a case fails unexpectedly, or
     /// passes although it expects to fail.
@@ -275,6 +279,8 @@ struct Shared {
     minimise_time: Mutex<Duration>,
     work: PathBuf,
     log: Mutex<Vec<String>>,
+    /// `--log-queries`: every differential query and its outcome.
+    query_log: Option<Mutex<std::io::BufWriter<std::fs::File>>>,
 }
 
 impl Shared {
@@ -407,6 +413,12 @@ pub fn run(args: &FuzzArgs) -> Result<(Stats, BTreeMap<String, Bug>, String)> {
         minimise_time: Mutex::new(Duration::ZERO),
         work: work.clone(),
         log: Mutex::new(Vec::new()),
+        query_log: match &args.log_queries {
+            Some(p) => Some(Mutex::new(std::io::BufWriter::new(
+                std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+            ))),
+            None => None,
+        },
     };
     if args.queries == 0 && shared.deadline.is_none() && args.case.is_none() {
         bail!("give --queries or --minutes (or both)");
@@ -626,6 +638,20 @@ enum Outcome {
     Timeout,
 }
 
+impl Outcome {
+    /// A short word for the query log.
+    fn label(&self) -> String {
+        match self {
+            Outcome::Match => "match".into(),
+            Outcome::MatchTies => "match-ties".into(),
+            Outcome::Fail(k, _) => format!("FAIL {}", k.label()),
+            Outcome::Refused(r) => format!("refused: {r}"),
+            Outcome::Discarded(c, _) => format!("discarded: {c}"),
+            Outcome::Timeout => "timeout".into(),
+        }
+    }
+}
+
 /// Runs `q` on both engines and judges strata's answer.
 fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, star: &[String]) -> Result<Outcome> {
     let sql = q.sql();
@@ -756,7 +782,13 @@ fn run_case(
             }
             shared.queries_done.fetch_add(1, Ordering::SeqCst);
             st.queries += 1;
-            match differential(&db, d, &q, &star)? {
+            let outcome = differential(&db, d, &q, &star)?;
+            if let Some(log) = &shared.query_log {
+                if let Ok(mut f) = log.lock() {
+                    let _ = writeln!(f, "case {k}\t{}\t{}", outcome.label(), q.sql());
+                }
+            }
+            match outcome {
                 Outcome::Match => st.matches += 1,
                 Outcome::MatchTies => st.matches_ties += 1,
                 Outcome::Refused(r) => *st.refusals.entry(r).or_default() += 1,
