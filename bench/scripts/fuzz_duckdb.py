@@ -5,7 +5,8 @@ Protocol: one JSON object per line on stdin, one JSON reply per line on stdout.
 
   {"op": "load", "csv": PATH, "columns": [[NAME, TYPE], ...]}
       Replaces table `t` with the file's rows. The file is written by the fuzzer: no
-      header, comma-separated, `\\N` for NULL, every value in a text form that the
+      header, comma-separated, the row's number first (so that no line is empty), then
+      the columns, `\\N` for NULL, every value in a text form that the
       column's conversion below reads exactly (strings as hexadecimal UTF-8, dates as
       days since 1970-01-01, timestamps as seconds since 1970-01-01 00:00:00).
       Reply: {"ok": true, "rows": N}.
@@ -113,7 +114,7 @@ def load(con, req):
         con.execute(f"CREATE TABLE t ({defs})")
         return {"ok": True, "rows": 0}
     path = req["csv"].replace("'", "''")
-    spec = ", ".join(f"'{n}': 'VARCHAR'" for n, _ in cols)
+    spec = ", ".join(["'row_number_': 'VARCHAR'"] + [f"'{n}': 'VARCHAR'" for n, _ in cols])
     select = ", ".join(f'{conversion(n, t)} AS "{n}"' for n, t in cols)
     con.execute(
         f"CREATE TABLE t AS SELECT {select} FROM read_csv('{path}', header=false, delim=',', "

@@ -208,6 +208,8 @@ pub struct Stats {
     pub panics: u64,
     /// Queries interrupted after the time limit (either engine).
     pub timeouts: u64,
+    /// Cases that could not run (reported in the log).
+    pub case_errors: u64,
     /// TLP checks run, failed, skipped (a query of the check refused or failed).
     pub tlp: [u64; 3],
     /// NoREC checks run, failed, skipped.
@@ -232,6 +234,7 @@ impl Stats {
         self.discarded_strata_answered += o.discarded_strata_answered;
         self.panics += o.panics;
         self.timeouts += o.timeouts;
+        self.case_errors += o.case_errors;
         for i in 0..3 {
             self.tlp[i] += o.tlp[i];
             self.norec[i] += o.norec[i];
@@ -542,6 +545,7 @@ fn summary(
     }
     let _ = writeln!(s, "  panics: {}", st.panics);
     let _ = writeln!(s, "  timeouts: {}", st.timeouts);
+    let _ = writeln!(s, "cases that could not run: {}", st.case_errors);
     let _ = writeln!(
         s,
         "TLP checks: {} ({} failed, {} skipped)",
@@ -594,20 +598,34 @@ fn queries_per_table(rows: usize) -> usize {
 
 fn worker(shared: &Shared, w: usize, use_duck: bool) -> Result<()> {
     let timeout = Duration::from_secs(shared.args.query_timeout);
-    let mut duck = if use_duck {
-        Some(Duck::start(1, timeout).context("starting the DuckDB bridge")?)
-    } else {
-        None
+    let start_duck = || -> Result<Option<Duck>> {
+        Ok(if use_duck {
+            Some(Duck::start(1, timeout).context("starting the DuckDB bridge")?)
+        } else {
+            None
+        })
     };
+    let mut duck = start_duck()?;
     while !shared.done() {
         let k = shared.next_case.fetch_add(1, Ordering::SeqCst);
         if shared.args.case.is_some_and(|c| c != k) {
             break;
         }
         let dir = shared.work.join(format!("w{w}-case{k}"));
-        let (threads, found) = run_case(shared, k, &dir, duck.as_mut())?;
-        for (table, f) in found {
-            failure::handle(shared, k, threads, table, f, duck.as_mut(), &dir)?;
+        // A case that cannot run (a table DuckDB will not load, say) is reported and
+        // skipped; the run goes on with a fresh DuckDB process.
+        let result = run_case(shared, k, &dir, duck.as_mut()).and_then(|(threads, found)| {
+            for (table, f) in found {
+                failure::handle(shared, k, threads, table, f, duck.as_mut(), &dir)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            shared.note(format!("[fuzz-sql] case {k} could not run: {e:#}"));
+            if let Ok(mut st) = shared.stats.lock() {
+                st.case_errors += 1;
+            }
+            duck = start_duck()?;
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -619,7 +637,7 @@ fn materialise(table: &TableData, dir: &Path, duck: Option<&mut Duck>) -> Result
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir)?;
     table.write_strata(&dir.join("t"))?;
-    if let Some(d) = duck {
+    if let (Some(d), false) = (duck, table.duckdb_columns().is_empty()) {
         let csv = dir.join("t.csv");
         table.write_duckdb_csv(&csv)?;
         d.load(&csv, &table.duckdb_columns(), table.rows())?;

@@ -127,22 +127,20 @@ impl TableData {
             .collect()
     }
 
-    /// Writes the rows of DuckDB's columns as the bridge's CSV (see `fuzz_duckdb.py`).
+    /// Writes the rows of DuckDB's columns as the bridge's CSV (see `fuzz_duckdb.py`):
+    /// each line starts with the row's number, so that no line is empty (DuckDB skips
+    /// empty lines, and one empty string in one column would be one).
     pub fn write_duckdb_csv(&self, path: &Path) -> Result<()> {
         let f =
             std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
         let mut out = std::io::BufWriter::new(f);
         let cols: Vec<&Column> = self.columns.iter().filter(|c| !c.raw_bytes).collect();
-        if cols.is_empty() {
-            return Ok(());
-        }
         let mut line = String::new();
         for r in 0..self.rows() {
             line.clear();
-            for (i, c) in cols.iter().enumerate() {
-                if i > 0 {
-                    line.push(',');
-                }
+            line.push_str(&r.to_string());
+            for c in &cols {
+                line.push(',');
                 line.push_str(&c.values[r].duckdb_text(c.ty));
             }
             line.push('\n');
