@@ -428,16 +428,22 @@ pub fn run(args: &FuzzArgs) -> Result<(Stats, BTreeMap<String, Bug>, String)> {
     }
     let mut version = String::from("none");
     let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let live = AtomicU64::new(args.threads.max(1) as u64);
     std::thread::scope(|s| {
         for w in 0..args.threads.max(1) {
             let shared = &shared;
             let errors = &errors;
+            let live = &live;
             s.spawn(move || {
                 if let Err(e) = worker(shared, w, use_duck) {
                     shared.stop.store(true, Ordering::SeqCst);
                     if let Ok(mut v) = errors.lock() {
                         v.push(format!("worker {w}: {e:#}"));
                     }
+                }
+                // The last worker to finish stops the progress reports.
+                if live.fetch_sub(1, Ordering::SeqCst) == 1 {
+                    shared.stop.store(true, Ordering::SeqCst);
                 }
             });
         }
