@@ -39,7 +39,7 @@ fn bug_signature(kind: &FailKind, subject: &Subject, table: &TableData) -> Strin
     match kind {
         FailKind::StrataError(k, m) => format!("strata {k} error|{m}"),
         FailKind::Panic(m) => format!("panic|{}", panic_site(m)),
-        FailKind::WrongAnswer(t) if !t.is_empty() => format!("wrong answer|types {t}"),
+        FailKind::WrongAnswer(t) if !t.is_empty() => format!("wrong answer|{t}"),
         other => format!(
             "{}|{}",
             other.label(),

@@ -111,7 +111,8 @@ pub struct FuzzArgs {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FailKind {
     /// strata's rows differ from DuckDB's; the result columns' type families that differ
-    /// (`DOUBLE/DECIMAL`: strata's DOUBLE where DuckDB has a DECIMAL), if any.
+    /// (`DOUBLE/DECIMAL`: strata's DOUBLE where DuckDB has a DECIMAL) if any, else what
+    /// the difference is when it is only one of float precision or number notation.
     WrongAnswer(String),
     /// strata failed where DuckDB answered: the error's kind and its message without
     /// the values it quotes (see [`error_shape`]).
@@ -128,7 +129,8 @@ impl FailKind {
     fn label(&self) -> String {
         match self {
             FailKind::WrongAnswer(t) if t.is_empty() => "wrong answer".into(),
-            FailKind::WrongAnswer(t) => format!("wrong answer, types {t}"),
+            FailKind::WrongAnswer(t) if t.contains('/') => format!("wrong answer, types {t}"),
+            FailKind::WrongAnswer(t) => format!("wrong answer, {t}"),
             FailKind::StrataError(k, _) => format!("strata {k} error, DuckDB answers"),
             FailKind::Panic(_) => "panic".into(),
             FailKind::Tlp => "TLP check failed".into(),
@@ -727,8 +729,25 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, star: &[String]) -> R
             Verdict::Mismatch(why) => {
                 let strata_names: Vec<String> =
                     strata_types.iter().map(|t| t.to_string()).collect();
+                let mut pattern = type_families(&strata_names, &types);
+                if pattern.is_empty() {
+                    // What the difference is, when it is only one of precision or notation.
+                    let passes = |l: cell::Leniency| {
+                        cell::with_leniency(l, || {
+                            !matches!(
+                                compare(&shape, &strata_rows, &rows, full.as_deref()),
+                                Verdict::Mismatch(_)
+                            )
+                        })
+                    };
+                    if passes(cell::Leniency::SINGLE) {
+                        pattern = "floats agree to single precision only".into();
+                    } else if passes(cell::Leniency::NUMBER_TEXT) {
+                        pattern = "numbers written differently in strings".into();
+                    }
+                }
                 Outcome::Fail(
-                    FailKind::WrongAnswer(type_families(&strata_names, &types)),
+                    FailKind::WrongAnswer(pattern),
                     format!(
                         "{why} (strata types: {}; DuckDB types: {})",
                         strata_names.join(", "),
