@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 mod brc;
 mod clickbench;
+mod fuzz;
 mod gen;
 mod peer_suite;
 mod suite;
@@ -50,6 +51,9 @@ enum Command {
     PeerSuite(peer_suite::PeerSuiteArgs),
     /// The 22 TPC-H queries on strata, side by side with DuckDB (tpchgen-cli's data).
     Tpch(tpch::TpchArgs),
+    /// Differential SQL fuzzing against DuckDB, with TLP and NoREC oracles; `--replay`
+    /// runs saved regression cases.
+    FuzzSql(fuzz::FuzzArgs),
 }
 
 #[derive(Subcommand)]
@@ -82,5 +86,6 @@ fn main() -> anyhow::Result<()> {
         Command::Taxi(args) => taxi::run(&args),
         Command::PeerSuite(args) => peer_suite::run(&args),
         Command::Tpch(args) => tpch::run(&args),
+        Command::FuzzSql(args) => fuzz::run_cli(&args),
     }
 }
