@@ -687,9 +687,87 @@ pub fn format_value(ty: LType, v: &Value) -> String {
     }
 }
 
+/// Formats a DOUBLE (or, with `single`, a FLOAT) as DuckDB's cast to
+/// VARCHAR does: the shortest digits that read back as the same value, in
+/// positional notation (with `.0` when whole) for decimal exponents from
+/// -4 to 15, else as `d.ddde+XX` with at least two exponent digits.
+pub fn format_float_text(f: f64, single: bool) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    // `{:e}` writes the shortest round-trip digits as `d.ddde<exp>`.
+    let sci = if single {
+        format!("{:e}", f as f32)
+    } else {
+        format!("{f:e}")
+    };
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    if (-4..16).contains(&exp) {
+        let n = digits.len() as i32;
+        if exp < 0 {
+            let zeros = "0".repeat((-exp - 1) as usize);
+            format!("{sign}0.{zeros}{digits}")
+        } else if exp + 1 >= n {
+            let zeros = "0".repeat((exp + 1 - n) as usize);
+            format!("{sign}{digits}{zeros}.0")
+        } else {
+            let (int, frac) = digits.split_at((exp + 1) as usize);
+            format!("{sign}{int}.{frac}")
+        }
+    } else {
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{mantissa}e{esign}{:02}", exp.unsigned_abs())
+    }
+}
+
+/// Formats a DECIMAL(`width`, `scale`) as DuckDB's cast to VARCHAR does:
+/// as [`format_decimal`], without the leading zero when every digit is a
+/// fraction digit (`width == scale`).
+pub fn format_decimal_text(v: i128, width: u8, scale: u8) -> String {
+    let s = format_decimal(v, scale);
+    if width == scale && scale > 0 {
+        s.replacen("0.", ".", 1)
+    } else {
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_print_as_duckdb_casts_them() {
+        // Expected strings from DuckDB's CAST(x AS VARCHAR).
+        let cases: [(f64, bool, &str); 14] = [
+            (1.0, false, "1.0"),
+            (-0.0, false, "-0.0"),
+            (1e15, false, "1000000000000000.0"),
+            (1e16, false, "1e+16"),
+            (1.5e16, false, "1.5e+16"),
+            (0.0001, false, "0.0001"),
+            (0.00001, false, "1e-05"),
+            (0.000012345, false, "1.2345e-05"),
+            (123456789012345678.0, false, "1.2345678901234568e+17"),
+            (5e-324, false, "5e-324"),
+            (9999999999999998.0, false, "9999999999999998.0"),
+            (123456789012345678.0, true, "1.2345679e+17"),
+            (0.1, true, "0.1"),
+            (1e-40, true, "1e-40"),
+        ];
+        for (f, single, want) in cases {
+            assert_eq!(format_float_text(f, single), want, "{f}");
+        }
+    }
 
     #[test]
     fn dates_round_trip() {
@@ -709,6 +787,8 @@ mod tests {
         assert_eq!(format_timestamp(-1), "1969-12-31 23:59:59");
         assert_eq!(format_decimal(-1230, 2), "-12.30");
         assert_eq!(format_decimal(5, 3), "0.005");
+        assert_eq!(format_decimal_text(-2, 1, 1), "-.2");
+        assert_eq!(format_decimal_text(5, 3, 2), "0.05");
     }
 
     #[test]

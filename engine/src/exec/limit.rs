@@ -2,6 +2,7 @@
 
 use super::{Batch, ExecCtx, Operator};
 use crate::error::Result;
+use crate::value::LType;
 
 /// Takes rows.
 #[derive(Debug)]
@@ -14,6 +15,8 @@ pub struct Limit {
     pub limit: Option<u64>,
     /// Rows skipped.
     pub offset: u64,
+    /// The output's column types.
+    pub types: Vec<LType>,
 }
 
 impl Operator for Limit {
@@ -30,6 +33,10 @@ impl Operator for Limit {
     }
 
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
+        // `LIMIT 0` reads nothing (so nothing below can fail).
+        if self.limit == Some(0) {
+            return Ok(Batch::empty(&self.types));
+        }
         let input = ctx.run(self.input.as_ref())?;
         let start = usize::try_from(self.offset)
             .unwrap_or(usize::MAX)

@@ -104,6 +104,7 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
                 input: node(input, next, k)?,
                 limit: *limit,
                 offset: *offset,
+                types: input.columns().iter().map(|c| c.ty).collect(),
             })
         }
         LogicalPlan::SetOp {

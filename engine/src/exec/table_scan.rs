@@ -5,6 +5,7 @@ use super::{Batch, ExecCtx, Operator};
 use crate::error::Result;
 use crate::exec::table;
 use crate::plan::TableQuery;
+use crate::value::LType;
 
 /// Runs a table query.
 #[derive(Debug)]
@@ -69,6 +70,11 @@ impl Operator for TableScan {
     }
 
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
+        // `LIMIT 0` reads nothing (so nothing below can fail).
+        if self.plan.query.limit == Some(0) {
+            let types: Vec<LType> = self.plan.query.columns().iter().map(|c| c.ty).collect();
+            return Ok(Batch::empty(&types));
+        }
         let mut plan = self.plan.clone();
         plan.watch = ctx.watch.clone();
         plan.budget = ctx.budget.clone();

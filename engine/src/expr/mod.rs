@@ -16,8 +16,8 @@ use std::borrow::Cow;
 
 use crate::error::{EngineError, Result};
 use crate::value::{
-    format_date, format_decimal, format_timestamp, parse_date, parse_timestamp, Data, LType, Phys,
-    Value, Vector,
+    format_date, format_decimal_text, format_float_text, format_timestamp, parse_date,
+    parse_timestamp, Data, LType, Phys, Value, Vector,
 };
 
 /// Arithmetic operators.
@@ -1000,8 +1000,11 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
             match (from, v) {
                 (LType::Date, Value::Int(d)) => format_date(*d),
                 (LType::Timestamp, Value::Int(s)) => format_timestamp(*s),
-                (LType::Decimal(_, s), Value::Int(x)) => format_decimal(i128::from(*x), s),
-                (LType::Decimal(_, s), Value::Huge(x)) => format_decimal(*x, s),
+                (LType::Decimal(w, s), Value::Int(x)) => format_decimal_text(i128::from(*x), w, s),
+                (LType::Decimal(w, s), Value::Huge(x)) => format_decimal_text(*x, w, s),
+                (LType::Double | LType::Float, Value::Float(f)) => {
+                    format_float_text(*f, from == LType::Float)
+                }
                 _ => crate::value::format_value(from, v),
             }
             .into_bytes(),

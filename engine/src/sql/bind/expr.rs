@@ -233,6 +233,8 @@ impl<'a> ExprBinder<'a> {
         match e.ty {
             LType::Bool => Ok(e),
             LType::Null => Ok(TExpr::lit(Value::Null, LType::Bool)),
+            // A number is true when it is not zero (DuckDB casts it).
+            t if t.is_numeric() => cast_to(e, LType::Bool).and_then(fold),
             t => invalid(format!("{what} must be a boolean expression, not {t}")),
         }
     }
@@ -330,7 +332,8 @@ impl<'a> ExprBinder<'a> {
                     _ => {}
                 }
                 let (l, r) = (self.expr(left)?, self.expr(right)?);
-                self.binary(op, l, r)
+                let literals = (is_literal_syntax(left), is_literal_syntax(right));
+                self.binary(op, l, r, literals)
             }
             SqlExpr::IsNull(x) | SqlExpr::IsNotNull(x) => {
                 let x = self.expr(x)?;
@@ -417,7 +420,15 @@ impl<'a> ExprBinder<'a> {
                     return unsupported("TRY_CAST");
                 }
                 let x = self.expr(expr)?;
-                cast_to(x, sql_type(data_type)?)
+                let to = sql_type(data_type)?;
+                // A constant that cannot be cast fails where it is
+                // evaluated (on no rows, never), as in DuckDB.
+                cast_to(x.clone(), to).or_else(|_| {
+                    Ok(TExpr {
+                        kind: ExprKind::Cast(Box::new(x)),
+                        ty: to,
+                    })
+                })
             }
             SqlExpr::Extract { field, expr, .. } => {
                 let x = self.expr(expr)?;
@@ -580,7 +591,16 @@ impl<'a> ExprBinder<'a> {
         }
     }
 
-    fn binary(&mut self, op: &sql::BinaryOperator, l: TExpr, r: TExpr) -> Result<TExpr> {
+    /// Binds `l op r`; `literals` says which operands are written as
+    /// literals (an integer literal takes the other side's integer type
+    /// when it fits; a folded constant expression keeps its own).
+    fn binary(
+        &mut self,
+        op: &sql::BinaryOperator,
+        l: TExpr,
+        r: TExpr,
+        literals: (bool, bool),
+    ) -> Result<TExpr> {
         use sql::BinaryOperator as B;
         let arith = match op {
             B::Plus => Some(ArithOp::Add),
@@ -592,7 +612,7 @@ impl<'a> ExprBinder<'a> {
             _ => None,
         };
         if let Some(a) = arith {
-            return self.arith(a, l, r);
+            return self.arith(a, l, r, literals);
         }
         let cmp = match op {
             B::Eq => Some(CmpOp::Eq),
@@ -609,7 +629,7 @@ impl<'a> ExprBinder<'a> {
         unsupported(format!("operator {op}"))
     }
 
-    fn arith(&mut self, op: ArithOp, l: TExpr, r: TExpr) -> Result<TExpr> {
+    fn arith(&mut self, op: ArithOp, l: TExpr, r: TExpr, literals: (bool, bool)) -> Result<TExpr> {
         for x in [&l, &r] {
             if !x.ty.is_numeric() && !matches!(x.ty, LType::Null | LType::Date) {
                 return invalid(format!("cannot apply arithmetic to {} (operand {x})", x.ty));
@@ -632,12 +652,9 @@ impl<'a> ExprBinder<'a> {
                         ty: LType::Date,
                     })
                 }
+                // Days between: DATEs are day numbers, subtracted as BIGINTs.
                 (ArithOp::Sub, LType::Date, LType::Date) => Ok(TExpr {
-                    kind: ExprKind::Arith(
-                        op,
-                        Box::new(cast_to(l, LType::Int64)?),
-                        Box::new(cast_to(r, LType::Int64)?),
-                    ),
+                    kind: ExprKind::Arith(op, Box::new(l), Box::new(r)),
                     ty: LType::Int64,
                 }),
                 _ => invalid(format!("cannot apply {op:?} to {} and {}", l.ty, r.ty)),
@@ -649,7 +666,15 @@ impl<'a> ExprBinder<'a> {
         let ty = if op == ArithOp::Div {
             LType::Double
         } else {
-            match common_type(&l, &r)? {
+            let typing = |e: &TExpr, literal: bool| TExpr {
+                kind: if literal || e.as_lit().is_none() {
+                    e.kind.clone()
+                } else {
+                    ExprKind::Col(0)
+                },
+                ty: e.ty,
+            };
+            match common_type(&typing(&l, literals.0), &typing(&r, literals.1))? {
                 LType::Null => LType::Int32,
                 LType::Decimal(..) => LType::Double,
                 t => t,
@@ -669,5 +694,18 @@ impl<'a> ExprBinder<'a> {
             kind: ExprKind::Cmp(op, Box::new(l), Box::new(r)),
             ty: LType::Bool,
         })
+    }
+}
+
+/// Whether `e` is written as a literal (possibly negated or parenthesised).
+fn is_literal_syntax(e: &SqlExpr) -> bool {
+    match e {
+        SqlExpr::Value(_) | SqlExpr::TypedString(_) => true,
+        SqlExpr::Nested(x) => is_literal_syntax(x),
+        SqlExpr::UnaryOp {
+            op: sql::UnaryOperator::Minus | sql::UnaryOperator::Plus,
+            expr,
+        } => matches!(&**expr, SqlExpr::Value(_)),
+        _ => false,
     }
 }

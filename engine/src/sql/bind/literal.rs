@@ -114,13 +114,17 @@ pub(crate) fn date_part(s: &str) -> Result<DatePart> {
     })
 }
 
-/// Folds an expression whose leaves are all constants into a constant.
+/// Folds an expression whose leaves are all constants into a constant. One
+/// whose evaluation fails (an overflow, a bad cast) stays as it is, to
+/// fail where it is evaluated: on no rows, never (as in DuckDB).
 pub(crate) fn fold(e: TExpr) -> Result<TExpr> {
     if e.as_lit().is_some() || !e.is_constant() || e.children().is_empty() {
         return Ok(e);
     }
     let none = Columns(Vec::new());
-    let v = eval(&e, 1, &none)?;
+    let Ok(v) = eval(&e, 1, &none) else {
+        return Ok(e);
+    };
     let val = if v.len() == 1 { v.get(0) } else { Value::Null };
     let ty = if e.ty == LType::Null && matches!(val, Value::Bool(_)) {
         LType::Bool
