@@ -6,11 +6,12 @@
 //! residual filter, in chunks. Without keys every pair is a candidate (a
 //! nested loop, for cross joins and conditions that are not equalities).
 
-use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 
+use rayon::prelude::*;
+
 use super::{Batch, ExecCtx, Operator};
-use crate::agg::accumulate::{atom, Atom};
+use crate::agg::accumulate::atom;
 use crate::budget::Held;
 use crate::error::{EngineError, Result};
 use crate::expr::{eval, TExpr};
@@ -48,86 +49,168 @@ struct Matches {
     _held: Vec<Held>,
 }
 
-/// One side's key values and, per row, a hash of them (`None`: a NULL key
-/// part, which matches nothing).
+/// Probe rows handed to one worker at a time.
+const PROBE_CHUNK: usize = 1 << 16;
+
+/// One side's key values and, per row, a hash of them.
 struct Keys {
     cols: Vec<Vector>,
-    hashes: Vec<Option<u64>>,
+    hashes: Vec<u64>,
+    /// Per row, whether a key part is NULL (such a row matches nothing);
+    /// empty when no row's is.
+    null: Vec<bool>,
 }
 
-fn keys_of(exprs: &[&TExpr], b: &Batch) -> Result<Keys> {
-    let mut cols = Vec::with_capacity(exprs.len());
-    for e in exprs {
-        cols.push(eval(e, b.rows, b)?.into_owned());
+impl Keys {
+    fn is_null(&self, i: usize) -> bool {
+        !self.null.is_empty() && self.null[i]
     }
-    let state = foldhash::fast::FixedState::with_seed(0x5eed);
-    let hashes = (0..b.rows)
-        .map(|i| {
-            let mut h = state.build_hasher();
-            for c in &cols {
-                let a = atom(c, i);
-                if a == Atom::Null {
-                    return None;
-                }
-                a.hash(&mut h);
-            }
-            Some(h.finish())
-        })
+}
+
+/// A 64-bit integer's hash (a multiply and a fold: keys that are dense
+/// integers spread over the table's buckets).
+#[inline]
+fn mix(x: u64) -> u64 {
+    let m = u128::from(x ^ 0x9e37_79b9_7f4a_7c15) * 0xa076_1d64_78bd_642f_u128;
+    (m as u64) ^ ((m >> 64) as u64)
+}
+
+/// The key columns of both sides, evaluated, and each row's hash. A key
+/// part that is a 64-bit integer on both sides is hashed as one; others
+/// by their values' atoms (equal values, equal hashes, across the sides).
+fn keys_of_both(
+    lexprs: &[&TExpr],
+    l: &Batch,
+    rexprs: &[&TExpr],
+    r: &Batch,
+) -> Result<(Keys, Keys)> {
+    let eval_all = |exprs: &[&TExpr], b: &Batch| -> Result<Vec<Vector>> {
+        exprs
+            .iter()
+            .map(|e| Ok(eval(e, b.rows, b)?.into_owned()))
+            .collect()
+    };
+    let (lc, rc) = (eval_all(lexprs, l)?, eval_all(rexprs, r)?);
+    let ints: Vec<bool> = lc
+        .iter()
+        .zip(&rc)
+        .map(|(a, b)| matches!((&a.data, &b.data), (Data::I64(_), Data::I64(_))))
         .collect();
-    Ok(Keys { cols, hashes })
+    Ok((hash_rows(lc, &ints), hash_rows(rc, &ints)))
+}
+
+fn hash_rows(cols: Vec<Vector>, ints: &[bool]) -> Keys {
+    let n = cols.first().map_or(0, Vector::len);
+    let state = foldhash::fast::FixedState::with_seed(0x5eed);
+    let mut hashes = vec![0u64; n];
+    let mut null = Vec::new();
+    if cols.iter().any(|c| c.nulls.is_some()) {
+        null = (0..n).map(|i| cols.iter().any(|c| c.is_null(i))).collect();
+    }
+    hashes
+        .par_chunks_mut(PROBE_CHUNK)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            let base = k * PROBE_CHUNK;
+            for (part, c) in cols.iter().enumerate() {
+                match (&c.data, ints[part]) {
+                    (Data::I64(d), true) => {
+                        for (h, &x) in chunk.iter_mut().zip(&d[base..]) {
+                            *h = mix(*h ^ x as u64);
+                        }
+                    }
+                    _ => {
+                        for (o, h) in chunk.iter_mut().enumerate() {
+                            let mut st = state.build_hasher();
+                            atom(c, base + o).hash(&mut st);
+                            *h = mix(*h ^ st.finish());
+                        }
+                    }
+                }
+            }
+        });
+    Keys { cols, hashes, null }
 }
 
 /// Whether row `i` of `a` and row `j` of `b` have equal keys.
+#[inline]
 fn same_key(a: &Keys, i: usize, b: &Keys, j: usize) -> bool {
     a.cols
         .iter()
         .zip(&b.cols)
-        .all(|(x, y)| atom(x, i) == atom(y, j))
+        .all(|(x, y)| match (&x.data, &y.data) {
+            (Data::I64(p), Data::I64(q)) => p[i] == q[j],
+            _ => atom(x, i) == atom(y, j),
+        })
 }
 
-/// A hash table over one side's rows: rows sorted by key hash, and each
-/// hash's range.
+/// A chained hash table over one side's rows: per bucket its first row,
+/// per row the next row of its bucket, in ascending row order.
 struct Table {
-    rows: Vec<u32>,
-    ranges: HashMap<u64, (u32, u32), foldhash::fast::FixedState>,
+    mask: u64,
+    heads: Vec<u32>,
+    next: Vec<u32>,
 }
+
+/// No row.
+const NONE: u32 = u32::MAX;
 
 impl Table {
     fn build(k: &Keys) -> Table {
-        let mut rows: Vec<u32> = (0..k.hashes.len() as u32)
-            .filter(|&i| k.hashes[i as usize].is_some())
-            .collect();
-        rows.sort_unstable_by_key(|&i| k.hashes[i as usize]);
-        let mut ranges = HashMap::with_capacity_and_hasher(rows.len(), Default::default());
-        let mut s = 0;
-        while s < rows.len() {
-            let h = k.hashes[rows[s] as usize];
-            let mut e = s + 1;
-            while e < rows.len() && k.hashes[rows[e] as usize] == h {
-                e += 1;
+        let n = k.hashes.len();
+        let buckets = (n.max(1) * 2).next_power_of_two();
+        let mut heads = vec![NONE; buckets];
+        let mut next = vec![NONE; n];
+        let mask = (buckets - 1) as u64;
+        for i in (0..n).rev() {
+            if k.is_null(i) {
+                continue;
             }
-            if let Some(h) = h {
-                ranges.insert(h, (s as u32, e as u32));
-            }
-            s = e;
+            let b = (k.hashes[i] & mask) as usize;
+            next[i] = heads[b];
+            heads[b] = i as u32;
         }
-        Table { rows, ranges }
+        Table { mask, heads, next }
     }
 
-    /// The rows of the hashed side whose keys equal row `i` of `probe`.
-    fn lookup<'a>(
-        &'a self,
-        built: &'a Keys,
-        probe: &'a Keys,
-        i: usize,
-    ) -> impl Iterator<Item = u32> + 'a {
-        let range = probe.hashes[i]
-            .and_then(|h| self.ranges.get(&h))
-            .map_or(0..0, |&(s, e)| s as usize..e as usize);
-        self.rows[range]
-            .iter()
-            .copied()
-            .filter(move |&j| same_key(probe, i, built, j as usize))
+    /// Memory the table holds.
+    fn bytes(&self) -> u64 {
+        4 * (self.heads.len() + self.next.len()) as u64
+    }
+
+    /// Calls `f` with each row of the hashed side whose keys equal row `i`
+    /// of `probe`, in ascending order.
+    #[inline]
+    fn each_match(&self, built: &Keys, probe: &Keys, i: usize, mut f: impl FnMut(u32)) {
+        if probe.is_null(i) {
+            return;
+        }
+        let h = probe.hashes[i];
+        let mut j = self.heads[(h & self.mask) as usize];
+        while j != NONE {
+            let ju = j as usize;
+            if built.hashes[ju] == h && same_key(probe, i, built, ju) {
+                f(j);
+            }
+            j = self.next[ju];
+        }
+    }
+
+    /// Every matching pair (probe row, built row), probe rows in order,
+    /// probed in parallel chunks.
+    fn probe_all(&self, built: &Keys, probe: &Keys) -> Vec<(u32, u32)> {
+        let n = probe.hashes.len();
+        let parts: Vec<Vec<(u32, u32)>> = (0..n.div_ceil(PROBE_CHUNK))
+            .into_par_iter()
+            .map(|k| {
+                let mut out = Vec::new();
+                for i in k * PROBE_CHUNK..((k + 1) * PROBE_CHUNK).min(n) {
+                    self.each_match(built, probe, i, |j| out.push((i as u32, j)));
+                }
+                out
+            })
+            .collect();
+        parts.concat()
     }
 }
 
@@ -165,20 +248,21 @@ impl HashJoin {
             }
             return Ok(Matches { pairs, _held: held });
         } else {
-            let lk = keys_of(&lexprs, l)?;
-            let rk = keys_of(&rexprs, r)?;
-            // Hash the smaller side; keep pairs in left order.
+            let (lk, rk) = keys_of_both(&lexprs, l, &rexprs, r)?;
+            // Hash the smaller side. LEFT and FULL joins walk the pairs in
+            // left order.
             if r.rows <= l.rows {
                 let t = Table::build(&rk);
-                for i in 0..l.rows {
-                    pairs.extend(t.lookup(&rk, &lk, i).map(|j| (i as u32, j)));
-                }
+                held.push(ctx.budget.hold(t.bytes(), "a join's hash table")?);
+                pairs = t.probe_all(&rk, &lk);
             } else {
                 let t = Table::build(&lk);
-                for j in 0..r.rows {
-                    pairs.extend(t.lookup(&lk, &rk, j).map(|i| (i, j as u32)));
+                held.push(ctx.budget.hold(t.bytes(), "a join's hash table")?);
+                pairs = t.probe_all(&lk, &rk);
+                pairs.iter_mut().for_each(|p| *p = (p.1, p.0));
+                if matches!(self.kind, JoinKind::Left | JoinKind::Full) {
+                    sort_by_left(&mut pairs, l.rows);
                 }
-                pairs.sort_unstable();
             }
         }
         ctx.watch.check()?;
@@ -224,8 +308,7 @@ impl HashJoin {
         let other_l: Vec<&TExpr> = self.keys[..n - 1].iter().map(|k| &k.0).collect();
         let other_r: Vec<&TExpr> = self.keys[..n - 1].iter().map(|k| &k.1).collect();
         let last_r = eval(&self.keys[n - 1].1, r.rows, r)?.into_owned();
-        let lk = keys_of(&other_l, l)?;
-        let rk = keys_of(&other_r, r)?;
+        let (lk, rk) = keys_of_both(&other_l, l, &other_r, r)?;
         let t = Table::build(&rk);
         let mut has_null = vec![false; l.rows];
         let mut any = vec![false; l.rows];
@@ -235,13 +318,32 @@ impl HashJoin {
                 has_null[i] = (0..r.rows).any(|j| last_r.is_null(j));
                 continue;
             }
-            for j in t.lookup(&rk, &lk, i) {
+            t.each_match(&rk, &lk, i, |j| {
                 any[i] = true;
                 has_null[i] |= last_r.is_null(j as usize);
-            }
+            });
         }
         Ok((has_null, any))
     }
+}
+
+/// Orders pairs by their left row (a counting sort; pairs of one left row
+/// keep their order).
+fn sort_by_left(pairs: &mut Vec<(u32, u32)>, left_rows: usize) {
+    let mut start = vec![0u32; left_rows + 1];
+    for p in pairs.iter() {
+        start[p.0 as usize + 1] += 1;
+    }
+    for i in 0..left_rows {
+        start[i + 1] += start[i];
+    }
+    let mut out = vec![(0u32, 0u32); pairs.len()];
+    for &p in pairs.iter() {
+        let at = &mut start[p.0 as usize];
+        out[*at as usize] = p;
+        *at += 1;
+    }
+    *pairs = out;
 }
 
 /// `v` gathered at `idx`, where `u32::MAX` is a NULL row.
