@@ -6,7 +6,7 @@
 //! residual filter, in chunks. Without keys every pair is a candidate (a
 //! nested loop, for cross joins and conditions that are not equalities).
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 
 use rayon::prelude::*;
 
@@ -121,9 +121,7 @@ fn hash_rows(cols: Vec<Vector>, ints: &[bool]) -> Keys {
                     }
                     _ => {
                         for (o, h) in chunk.iter_mut().enumerate() {
-                            let mut st = state.build_hasher();
-                            atom(c, base + o).hash(&mut st);
-                            *h = mix(*h ^ st.finish());
+                            *h = mix(*h ^ state.hash_one(atom(c, base + o)));
                         }
                     }
                 }
