@@ -211,8 +211,10 @@ pub fn cmp_f64(a: f64, b: f64) -> std::cmp::Ordering {
     }
 }
 
-/// One scalar value.
-#[derive(Debug, Clone, PartialEq)]
+/// One scalar value. Equality is structural (two expressions with equal
+/// constants are the same expression): floats are equal when their bits
+/// are, or when both are NaN; SQL's `=` is [`cmp_f64`]'s.
+#[derive(Debug, Clone)]
 pub enum Value {
     /// NULL.
     Null,
@@ -679,11 +681,31 @@ pub fn format_value(ty: LType, v: &Value) -> String {
                 "nan".into()
             } else if f.is_infinite() {
                 if *f > 0.0 { "inf" } else { "-inf" }.into()
+            } else if ty == LType::Float {
+                // The shortest digits that read back as the same FLOAT.
+                (*f as f32).to_string()
             } else {
                 f.to_string()
             }
         }
         (_, Value::Str(s)) => String::from_utf8_lossy(s).into_owned(),
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::UInt(a), Value::UInt(b)) => a == b,
+            (Value::Huge(a), Value::Huge(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => {
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }
+            (Value::Str(a), Value::Str(b)) => a == b,
+            _ => false,
+        }
     }
 }
 

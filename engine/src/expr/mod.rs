@@ -880,6 +880,7 @@ pub fn arith(op: ArithOp, a: &Vector, b: &Vector, ty: LType) -> Result<Vector> {
             out
         }};
     }
+    let single = ty == LType::Float;
     let data = match (&a.data, &b.data) {
         (Data::F64(x), Data::F64(y)) => Data::F64(
             x.iter()
@@ -892,6 +893,9 @@ pub fn arith(op: ArithOp, a: &Vector, b: &Vector, ty: LType) -> Result<Vector> {
                     ArithOp::IntDiv => (x / y).floor(),
                     ArithOp::Mod => x % y,
                 })
+                // FLOAT arithmetic rounds each result to single precision
+                // (exact for these operations on single-precision operands).
+                .map(|r| if single { f64::from(r as f32) } else { r })
                 .collect(),
         ),
         (Data::I64(x), Data::I64(y)) => {

@@ -3,6 +3,7 @@
 //! and aggregates) as slot references.
 
 use sqlparser::ast::{self as sql, Expr as SqlExpr};
+use std::ops::ControlFlow;
 
 use super::expr::ExprBinder;
 use super::function::func_name;
@@ -76,53 +77,12 @@ impl ExprBinder<'_> {
 }
 
 /// Whether a SQL expression calls an aggregate function (not counting
-/// window functions, which are not aggregates of the SELECT).
-#[recursive::recursive]
+/// window functions, which are not aggregates of the SELECT, nor calls
+/// inside subqueries, which aggregate their own rows).
 pub(crate) fn contains_agg(e: &SqlExpr) -> bool {
-    let any = |v: &[&SqlExpr]| v.iter().any(|x| contains_agg(x));
-    match e {
-        SqlExpr::Function(f) => {
-            if f.over.is_none() && AggFunc::is_aggregate(&func_name(f)) {
-                return true;
-            }
-            match &f.args {
-                sql::FunctionArguments::List(l) => l.args.iter().any(|a| match a {
-                    sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(x)) => contains_agg(x),
-                    _ => false,
-                }),
-                _ => false,
-            }
-        }
-        SqlExpr::BinaryOp { left, right, .. } => any(&[left, right]),
-        SqlExpr::UnaryOp { expr, .. }
-        | SqlExpr::Nested(expr)
-        | SqlExpr::Cast { expr, .. }
-        | SqlExpr::IsNull(expr)
-        | SqlExpr::IsNotNull(expr)
-        | SqlExpr::Extract { expr, .. }
-        | SqlExpr::Floor { expr, .. }
-        | SqlExpr::Ceil { expr, .. } => contains_agg(expr),
-        SqlExpr::Between {
-            expr, low, high, ..
-        } => any(&[expr, low, high]),
-        SqlExpr::InList { expr, list, .. } => contains_agg(expr) || list.iter().any(contains_agg),
-        SqlExpr::Like { expr, pattern, .. } | SqlExpr::ILike { expr, pattern, .. } => {
-            any(&[expr, pattern])
-        }
-        SqlExpr::Case {
-            operand,
-            conditions,
-            else_result,
-            ..
-        } => {
-            operand.as_deref().is_some_and(contains_agg)
-                || else_result.as_deref().is_some_and(contains_agg)
-                || conditions
-                    .iter()
-                    .any(|c| contains_agg(&c.condition) || contains_agg(&c.result))
-        }
-        _ => false,
-    }
+    any_call(e, |f| {
+        f.over.is_none() && AggFunc::is_aggregate(&func_name(f))
+    })
 }
 
 /// Replaces every subtree equal to a group key by a reference to it.
@@ -142,40 +102,36 @@ pub(crate) fn replace_keys(mut e: TExpr, keys: &[TExpr]) -> TExpr {
     e
 }
 
-/// Whether a SQL expression calls a window function (`f(...) OVER`).
-#[recursive::recursive]
+/// Whether a SQL expression calls a window function (`f(...) OVER`),
+/// outside subqueries.
 pub(crate) fn contains_window(e: &SqlExpr) -> bool {
-    match e {
-        SqlExpr::Function(f) => {
-            f.over.is_some()
-                || match &f.args {
-                    sql::FunctionArguments::List(l) => l.args.iter().any(|a| match a {
-                        sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(x)) => {
-                            contains_window(x)
-                        }
-                        _ => false,
-                    }),
-                    _ => false,
-                }
-        }
-        SqlExpr::BinaryOp { left, right, .. } => contains_window(left) || contains_window(right),
-        SqlExpr::UnaryOp { expr, .. }
-        | SqlExpr::Nested(expr)
-        | SqlExpr::Cast { expr, .. }
-        | SqlExpr::IsNull(expr)
-        | SqlExpr::IsNotNull(expr) => contains_window(expr),
-        SqlExpr::Case {
-            operand,
-            conditions,
-            else_result,
-            ..
-        } => {
-            operand.as_deref().is_some_and(contains_window)
-                || else_result.as_deref().is_some_and(contains_window)
-                || conditions
-                    .iter()
-                    .any(|c| contains_window(&c.condition) || contains_window(&c.result))
-        }
-        _ => false,
+    any_call(e, |f| f.over.is_some())
+}
+
+/// Whether some function call in `e`, outside subqueries, satisfies `test`.
+fn any_call(e: &SqlExpr, test: impl Fn(&sql::Function) -> bool) -> bool {
+    struct Finder<F> {
+        test: F,
+        /// Subqueries entered and not yet left.
+        depth: usize,
     }
+    impl<F: Fn(&sql::Function) -> bool> sql::Visitor for Finder<F> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &sql::Query) -> ControlFlow<()> {
+            self.depth += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &sql::Query) -> ControlFlow<()> {
+            self.depth -= 1;
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, e: &SqlExpr) -> ControlFlow<()> {
+            match e {
+                SqlExpr::Function(f) if self.depth == 0 && (self.test)(f) => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    let mut finder = Finder { test, depth: 0 };
+    sql::Visit::visit(e, &mut finder).is_break()
 }

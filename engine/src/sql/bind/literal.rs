@@ -74,8 +74,12 @@ pub(crate) fn sql_type(t: &sql::DataType) -> Result<LType> {
         D::UTinyInt => LType::UInt8,
         D::USmallInt => LType::UInt16,
         D::UBigInt => LType::UInt64,
+        // FLOAT is single precision in DuckDB; FLOAT(p) is DOUBLE past 24
+        // bits of mantissa.
         D::Float4 | D::Real => LType::Float,
-        D::Float(_) | D::Float8 | D::Float64 | D::Double(_) | D::DoublePrecision => LType::Double,
+        D::Float(sql::ExactNumberInfo::Precision(p)) if *p > 24 => LType::Double,
+        D::Float(_) => LType::Float,
+        D::Float8 | D::Float64 | D::Double(_) | D::DoublePrecision => LType::Double,
         D::Bool | D::Boolean => LType::Bool,
         D::Date => LType::Date,
         D::Timestamp(_, sql::TimezoneInfo::None) | D::Datetime(_) => LType::Timestamp,
