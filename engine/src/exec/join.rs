@@ -10,6 +10,7 @@ use std::hash::BuildHasher;
 
 use rayon::prelude::*;
 
+use super::runtime_filter::{RuntimeFilter, Side};
 use super::{Batch, ExecCtx, Operator};
 use crate::agg::accumulate::atom;
 use crate::budget::Held;
@@ -18,6 +19,7 @@ use crate::expr::{eval, TExpr};
 use crate::plan::JoinKind;
 use crate::scan::filter::truth_of;
 use crate::value::{Data, LType, Value, Vector};
+use std::sync::Arc;
 
 /// Candidate pairs tested against the residual filter at once.
 const PAIR_CHUNK: usize = 1 << 20;
@@ -39,6 +41,9 @@ pub struct HashJoin {
     pub filter: Option<TExpr>,
     /// The right input's column types (for NULL rows).
     pub right_types: Vec<LType>,
+    /// Semi-join reduction: the input whose scan the other input's key
+    /// values filter, which key, and the filter handed over.
+    pub reduce: Option<(Side, usize, Arc<RuntimeFilter>)>,
 }
 
 /// Per left row, its matching right rows (after the residual filter).
@@ -354,7 +359,15 @@ impl Operator for HashJoin {
         if self.keys.is_empty() {
             format!("NestedLoopJoin {}", self.kind.name())
         } else {
-            format!("HashJoin {} (builds the smaller side)", self.kind.name())
+            let reduce = match &self.reduce {
+                Some((Side::Right, ..)) => ", left keys filter the right scan",
+                Some((Side::Left, ..)) => ", right keys filter the left scan",
+                None => "",
+            };
+            format!(
+                "HashJoin {} (builds the smaller side{reduce})",
+                self.kind.name()
+            )
         }
     }
 
@@ -367,8 +380,19 @@ impl Operator for HashJoin {
     }
 
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
-        let l = ctx.run(self.left.as_ref())?;
-        let r = ctx.run(self.right.as_ref())?;
+        let (l, r) = match &self.reduce {
+            Some((Side::Right, k, f)) => {
+                let l = ctx.run(self.left.as_ref())?;
+                f.set_from(&*eval(&self.keys[*k].0, l.rows, &l)?);
+                (l, ctx.run(self.right.as_ref())?)
+            }
+            Some((Side::Left, k, f)) => {
+                let r = ctx.run(self.right.as_ref())?;
+                f.set_from(&*eval(&self.keys[*k].1, r.rows, &r)?);
+                (ctx.run(self.left.as_ref())?, r)
+            }
+            None => (ctx.run(self.left.as_ref())?, ctx.run(self.right.as_ref())?),
+        };
         let m = self.matches(ctx, &l, &r)?;
         let matched_left = || {
             let mut seen = vec![false; l.rows];

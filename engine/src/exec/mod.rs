@@ -22,6 +22,7 @@ pub mod join;
 pub mod limit;
 pub mod planner;
 pub mod project;
+pub mod runtime_filter;
 pub mod set_op;
 pub mod sort;
 pub mod table;

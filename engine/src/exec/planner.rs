@@ -15,13 +15,15 @@ use super::filter::Filter;
 use super::join::HashJoin;
 use super::limit::Limit;
 use super::project::Project;
+use super::runtime_filter::{key_column, may_reduce, RuntimeFilter, Side};
 use super::set_op::SetOp;
 use super::sort::Sort;
 use super::table_scan::TableScan;
 use super::values::Values;
 use super::Operator;
 use crate::error::Result;
-use crate::plan::{LogicalPlan, Query};
+use crate::expr::TExpr;
+use crate::plan::{JoinKind, LogicalPlan, Query};
 
 /// An executable query.
 #[derive(Debug)]
@@ -131,19 +133,88 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
             right,
             keys,
             filter,
-        } => Box::new(HashJoin {
-            id,
-            kind: kind.clone(),
-            left: node(left, next, None)?,
-            right: node(right, next, None)?,
-            keys: keys.clone(),
-            filter: filter.clone(),
-            right_types: right.types(),
-        }),
+        } => {
+            let reduce = reduction(kind, left, right, keys);
+            let scan_filter = |side: Side| {
+                reduce
+                    .as_ref()
+                    .filter(|r| r.0 == side)
+                    .map(|(_, _, col, f)| (*col, Arc::clone(f)))
+            };
+            let left_op = input_with_filter(left, next, scan_filter(Side::Left))?;
+            let right_op = input_with_filter(right, next, scan_filter(Side::Right))?;
+            Box::new(HashJoin {
+                id,
+                kind: kind.clone(),
+                left: left_op,
+                right: right_op,
+                keys: keys.clone(),
+                filter: filter.clone(),
+                right_types: right.types(),
+                reduce: reduce.map(|(side, k, _, f)| (side, k, f)),
+            })
+        }
         LogicalPlan::CteRef { id: cte, name, .. } => Box::new(CteScan {
             id,
             cte: *cte,
             name: name.clone(),
         }),
     })
+}
+
+/// Semi-join reduction for a join, if any: the input to filter (the one
+/// with more rows at most, a table query whose key is a stored column),
+/// the key pair, the table column, and the filter to share.
+fn reduction(
+    kind: &JoinKind,
+    left: &LogicalPlan,
+    right: &LogicalPlan,
+    keys: &[(TExpr, TExpr)],
+) -> Option<(Side, usize, usize, Arc<RuntimeFilter>)> {
+    // Only with the plan's statistics, which need no query context here:
+    // table queries' row bounds.
+    let rows = |p: &LogicalPlan| match p {
+        LogicalPlan::TableQuery(t) => Some(crate::plan::stats::table_rows(t)),
+        _ => None,
+    };
+    let candidates = [
+        (Side::Right, right, rows(right), rows(left)),
+        (Side::Left, left, rows(left), rows(right)),
+    ];
+    for (side, input, big, small) in candidates {
+        if !may_reduce(kind, side) {
+            continue;
+        }
+        // The other input must not be a bigger table than this one.
+        if let (Some(b), Some(s)) = (big, small) {
+            if s >= b {
+                continue;
+            }
+        }
+        for (k, (lk, rk)) in keys.iter().enumerate() {
+            let key = if side == Side::Right { rk } else { lk };
+            if let Some(col) = key_column(input, key) {
+                return Some((side, k, col, Arc::new(RuntimeFilter::default())));
+            }
+        }
+    }
+    None
+}
+
+/// The operator of a join's input, its table scan given `filter`.
+fn input_with_filter(
+    p: &LogicalPlan,
+    next: &mut usize,
+    filter: Option<(usize, Arc<RuntimeFilter>)>,
+) -> Result<Box<dyn Operator>> {
+    match (p, filter) {
+        (LogicalPlan::TableQuery(t), Some(f)) => {
+            let id = *next;
+            *next += 1;
+            let mut scan = TableScan::new(id, (**t).clone())?;
+            scan.runtime = Some(f);
+            Ok(Box::new(scan))
+        }
+        _ => node(p, next, None),
+    }
 }

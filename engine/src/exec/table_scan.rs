@@ -4,8 +4,12 @@
 use super::{Batch, ExecCtx, Operator};
 use crate::error::Result;
 use crate::exec::table;
+use crate::expr::{conjunction, conjuncts};
 use crate::plan::TableQuery;
 use crate::value::LType;
+
+use super::runtime_filter::RuntimeFilter;
+use std::sync::Arc;
 
 /// Runs a table query.
 #[derive(Debug)]
@@ -14,6 +18,9 @@ pub struct TableScan {
     pub id: usize,
     /// The prepared query.
     pub plan: table::Plan,
+    /// Key values a join hands over before this scan runs, and the table
+    /// column they filter (see [`runtime_filter`](super::runtime_filter)).
+    pub runtime: Option<(usize, Arc<RuntimeFilter>)>,
 }
 
 impl TableScan {
@@ -23,7 +30,26 @@ impl TableScan {
         Ok(TableScan {
             id,
             plan: table::plan(query, &t)?,
+            runtime: None,
         })
+    }
+
+    /// The plan with the runtime filter's condition added, once it is set.
+    fn filtered_plan(&self) -> Result<Option<table::Plan>> {
+        let Some((col, f)) = &self.runtime else {
+            return Ok(None);
+        };
+        let q = &self.plan.query;
+        let ty = LType::from_storage(q.table.schema().fields[*col].data_type);
+        let Some(p) = f.predicate(*col, ty) else {
+            return Ok(None);
+        };
+        let mut q = q.clone();
+        let mut all = q.filter.take().map(conjuncts).unwrap_or_default();
+        all.push(p);
+        q.filter = conjunction(all);
+        let t = q.table.clone();
+        table::plan(q, &t).map(Some)
     }
 }
 
@@ -43,8 +69,12 @@ impl Operator for TableScan {
     }
 
     fn notes(&self) -> Vec<String> {
+        let runtime = self.runtime.as_ref().map(|(col, _)| {
+            let name = &self.plan.query.table.schema().fields[*col].name;
+            format!("semi-join reduction: {name} IN the join's other input's keys")
+        });
         let Some(a) = &self.plan.agg else {
-            return Vec::new();
+            return runtime.into_iter().collect();
         };
         let table = &self.plan.query.table;
         // Each block's grouping, with how many blocks use it.
@@ -75,7 +105,10 @@ impl Operator for TableScan {
             let types: Vec<LType> = self.plan.query.columns().iter().map(|c| c.ty).collect();
             return Ok(Batch::empty(&types));
         }
-        let mut plan = self.plan.clone();
+        let mut plan = match self.filtered_plan()? {
+            Some(p) => p,
+            None => self.plan.clone(),
+        };
         plan.watch = ctx.watch.clone();
         plan.budget = ctx.budget.clone();
         let table = plan.query.table.clone();

@@ -157,11 +157,12 @@ pub fn estimate_rows(p: &LogicalPlan, q: &Query) -> f64 {
             filter,
         } => {
             let (l, r) = (estimate_rows(left, q), estimate_rows(right, q));
-            let mut inner = l * r;
-            for (a, b) in keys {
-                let d = key_distinct(a, left, q).max(key_distinct(b, right, q));
-                inner /= d.max(1.0);
-            }
+            // The most selective key only (see join_reorder's estimate).
+            let divisor = keys
+                .iter()
+                .map(|(a, b)| key_distinct(a, left, q).max(key_distinct(b, right, q)))
+                .fold(1.0f64, f64::max);
+            let mut inner = l * r / divisor;
             if filter.is_some() {
                 inner *= UNKNOWN_SELECTIVITY;
             }

@@ -29,6 +29,10 @@
 //!   below the NULL-extended side of an outer join (a NULL row would pass
 //!   where the pair failed).
 //!
+//! An OR over both inputs of a join also moves, as the weaker conditions
+//! it implies on each input (see [`implied_by_or`]), while it stays whole
+//! above: adding a condition the predicate implies keeps the same rows.
+//!
 //! It does not move below a Limit or a DISTINCT ON (which rows are first
 //! would change).
 
@@ -192,7 +196,20 @@ impl Rule for FilterPushdown {
                 let nr = right.columns().len();
                 let (mut to_left, mut to_right, mut into, mut above) =
                     (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-                for c in conjuncts(predicate) {
+                let mut all = conjuncts(predicate);
+                let implied: Vec<TExpr> = all
+                    .iter()
+                    .flat_map(|c| implied_by_or(c, nl, nr))
+                    .filter(|d| !all.contains(d))
+                    .filter(|d| {
+                        matches!(
+                            join_target(d, &kind, nl, nr),
+                            Some(Target::Left | Target::Right)
+                        )
+                    })
+                    .collect();
+                all.extend(implied);
+                for c in all {
                     match join_target(&c, &kind, nl, nr) {
                         Some(Target::Left) => to_left.push(c),
                         Some(Target::Right) => to_right.push(c.map_columns(&|i| i - nl)),
@@ -227,6 +244,39 @@ impl Rule for FilterPushdown {
             other => filter(other, predicate),
         })
     }
+}
+
+/// Conditions on one input that an OR over a join's output implies: when
+/// every branch has conjuncts reading only the left input's columns (or
+/// only the right's), the OR of those parts holds wherever the OR does.
+/// `(l1 AND r1) OR (l2 AND r2)` implies `l1 OR l2` and `r1 OR r2`; each can
+/// move into its input while the OR itself stays.
+fn implied_by_or(c: &TExpr, nl: usize, nr: usize) -> Vec<TExpr> {
+    let ExprKind::Or(branches) = &c.kind else {
+        return Vec::new();
+    };
+    let side = |range: std::ops::Range<usize>| -> Option<TExpr> {
+        let mut parts = Vec::with_capacity(branches.len());
+        for b in branches {
+            let own: Vec<TExpr> = conjuncts(b.clone())
+                .into_iter()
+                .filter(|x| {
+                    let cols = x.columns();
+                    !cols.is_empty() && cols.iter().all(|i| range.contains(i))
+                })
+                .collect();
+            parts.push(conjunction(own)?);
+        }
+        Some(TExpr {
+            kind: ExprKind::Or(parts),
+            ty: c.ty,
+        })
+    };
+    [side(0..nl), side(nl..nl + nr)]
+        .into_iter()
+        .flatten()
+        .filter(|d| d != c)
+        .collect()
 }
 
 /// Where a conjunct over a join's output can go.

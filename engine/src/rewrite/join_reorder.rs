@@ -119,57 +119,158 @@ fn leaves_of(c: &TExpr, leaves: &[Leaf]) -> Vec<usize> {
     out
 }
 
+/// Inputs up to which every left-deep order is considered.
+const MAX_EXHAUSTIVE: usize = 10;
+
+/// Estimated rows of joining inputs `set` (a bit mask, `rows_set` rows)
+/// with input `x`, and whether an equality connects them. Several
+/// equalities divide by the largest of their key counts only: key columns
+/// are seldom independent (a composite key has no more distinct
+/// combinations than rows), and too low an estimate is the costlier error.
+fn join_estimate(
+    set: u32,
+    rows_set: f64,
+    x: usize,
+    rows: &[f64],
+    edges: &[(usize, usize, f64)],
+) -> (f64, bool) {
+    let mut divisor: Option<f64> = None;
+    for &(a, b, d) in edges {
+        let other = if a == x {
+            b
+        } else if b == x {
+            a
+        } else {
+            continue;
+        };
+        if set & (1 << other) != 0 {
+            divisor = Some(divisor.map_or(d, |m: f64| m.max(d)));
+        }
+    }
+    let est = rows_set * rows[x] / divisor.unwrap_or(1.0);
+    (est.max(1.0), divisor.is_some())
+}
+
+/// The left-deep order with the smallest sum of estimated intermediate
+/// rows, over every order that adds a connected input whenever one is
+/// (dynamic programming over subsets of inputs).
+fn exhaustive_order(rows: &[f64], edges: &[(usize, usize, f64)]) -> Vec<usize> {
+    let n = rows.len();
+    let full = (1u32 << n) - 1;
+    // Per subset: (cost, rows, last input, previous subset).
+    let mut best: Vec<Option<(f64, f64, usize, u32)>> = vec![None; 1 << n];
+    for (x, &r) in rows.iter().enumerate() {
+        best[1 << x] = Some((0.0, r, x, 0));
+    }
+    for set in 1..=full {
+        let Some((cost, r, _, _)) = best[set as usize] else {
+            continue;
+        };
+        let outside: Vec<usize> = (0..n).filter(|&x| set & (1 << x) == 0).collect();
+        let ests: Vec<(usize, f64, bool)> = outside
+            .iter()
+            .map(|&x| {
+                let (e, c) = join_estimate(set, r, x, rows, edges);
+                (x, e, c)
+            })
+            .collect();
+        let any_connected = ests.iter().any(|e| e.2);
+        for (x, e, c) in ests {
+            if any_connected && !c {
+                continue;
+            }
+            let next = set | (1 << x);
+            let cand = (cost + e, e, x, set);
+            if best[next as usize].is_none_or(|b| cand.0 < b.0) {
+                best[next as usize] = Some(cand);
+            }
+        }
+    }
+    let mut order = Vec::with_capacity(n);
+    let mut set = full;
+    while set != 0 {
+        let Some((_, _, x, prev)) = best[set as usize] else {
+            break;
+        };
+        order.push(x);
+        set = prev;
+    }
+    order.reverse();
+    if order.len() == n {
+        order
+    } else {
+        greedy_order(rows, edges)
+    }
+}
+
+/// From the input with the fewest rows, adding each time the connected
+/// input (any, if none is) that gives the fewest estimated rows.
+fn greedy_order(rows: &[f64], edges: &[(usize, usize, f64)]) -> Vec<usize> {
+    let n = rows.len();
+    let first = (0..n)
+        .min_by(|&a, &b| rows[a].total_cmp(&rows[b]))
+        .unwrap_or(0);
+    let mut order = vec![first];
+    let mut joined = vec![false; n];
+    joined[first] = true;
+    let mut r = rows[first];
+    while order.len() < n {
+        let mut best: Option<(bool, f64, usize)> = None;
+        for x in (0..n).filter(|&x| !joined[x]) {
+            let mut divisor: Option<f64> = None;
+            for &(a, b, d) in edges {
+                let other = if a == x {
+                    b
+                } else if b == x {
+                    a
+                } else {
+                    continue;
+                };
+                if joined[other] {
+                    divisor = Some(divisor.map_or(d, |m: f64| m.max(d)));
+                }
+            }
+            let connected = divisor.is_some();
+            let est = r * rows[x] / divisor.unwrap_or(1.0);
+            let better =
+                best.is_none_or(|b| (connected && !b.0) || (connected == b.0 && est < b.1));
+            if better {
+                best = Some((connected, est, x));
+            }
+        }
+        let Some((_, est, x)) = best else { break };
+        order.push(x);
+        joined[x] = true;
+        r = est.max(1.0);
+    }
+    order
+}
+
 fn build(leaves: Vec<Leaf>, conds: Vec<TExpr>, columns: &[Column], q: &Query) -> LogicalPlan {
     let n = leaves.len();
     let reads: Vec<Vec<usize>> = conds.iter().map(|c| leaves_of(c, &leaves)).collect();
-    // Greedy order.
-    let mut order: Vec<usize> = Vec::with_capacity(n);
-    let mut joined = vec![false; n];
-    let first = (0..n)
-        .min_by(|&a, &b| leaves[a].rows.total_cmp(&leaves[b].rows))
-        .unwrap_or(0);
-    order.push(first);
-    joined[first] = true;
-    let mut rows = leaves[first].rows;
-    while order.len() < n {
-        let mut best: Option<(bool, f64, usize)> = None;
-        for cand in (0..n).filter(|&c| !joined[c]) {
-            // Equalities between the joined inputs and the candidate.
-            let mut connected = false;
-            let mut est = rows * leaves[cand].rows;
-            for (c, r) in conds.iter().zip(&reads) {
-                if !r.contains(&cand) || !r.iter().all(|&x| x == cand || joined[x]) {
-                    continue;
-                }
-                if let ExprKind::Cmp(crate::expr::CmpOp::Eq, a, b) = &c.kind {
-                    let (ra, rb) = (leaves_of(a, &leaves), leaves_of(b, &leaves));
-                    if ra.len() == 1 && rb.len() == 1 && ra != rb {
-                        connected = true;
-                        let d = |e: &TExpr, side: usize| {
-                            let l = &leaves[side];
-                            key_distinct(&e.clone().map_columns(&|i| i - l.offset), &l.plan, q)
-                                .min(l.rows.max(1.0))
-                        };
-                        let da = d(a, ra[0]);
-                        let db = d(b, rb[0]);
-                        est /= da.max(db).max(1.0);
-                    }
-                }
+    // Per equality between two inputs: the inputs and the larger number
+    // of distinct key values (the estimate divides by it).
+    let mut edges: Vec<(usize, usize, f64)> = Vec::new();
+    for c in &conds {
+        if let ExprKind::Cmp(crate::expr::CmpOp::Eq, a, b) = &c.kind {
+            let (ra, rb) = (leaves_of(a, &leaves), leaves_of(b, &leaves));
+            if ra.len() == 1 && rb.len() == 1 && ra != rb {
+                let d = |e: &TExpr, side: usize| {
+                    let l = &leaves[side];
+                    key_distinct(&e.clone().map_columns(&|i| i - l.offset), &l.plan, q)
+                        .min(l.rows.max(1.0))
+                };
+                edges.push((ra[0], rb[0], d(a, ra[0]).max(d(b, rb[0])).max(1.0)));
             }
-            let key = (connected, est, cand);
-            best = match best {
-                None => Some(key),
-                Some(b) => {
-                    let better = (key.0 && !b.0) || (key.0 == b.0 && key.1 < b.1);
-                    Some(if better { key } else { b })
-                }
-            };
         }
-        let Some((_, est, cand)) = best else { break };
-        order.push(cand);
-        joined[cand] = true;
-        rows = est.max(1.0);
     }
+    let rows: Vec<f64> = leaves.iter().map(|l| l.rows).collect();
+    let order = if n <= MAX_EXHAUSTIVE {
+        exhaustive_order(&rows, &edges)
+    } else {
+        greedy_order(&rows, &edges)
+    };
     // Rebuild left-deep; positions of each leaf's columns in the new tree.
     let mut new_offset = vec![0usize; n];
     let mut leaves: Vec<Option<Leaf>> = leaves.into_iter().map(Some).collect();

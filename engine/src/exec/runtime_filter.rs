@@ -1,0 +1,104 @@
+//! Semi-join reduction: a join runs one input first and hands the distinct
+//! values of its key to the table scan of the other input, which then reads
+//! only the rows whose key is among them (an `IN` filter the table engine
+//! answers on the column's sorted distinct values, before any row is
+//! materialised).
+//!
+//! Sound where the join drops the other input's rows that match no row of
+//! the first: an inner join (either input), a LEFT join's right input, a
+//! RIGHT join's left input, the right input of SEMI, ANTI, MARK and SINGLE
+//! joins (whose left rows only ask whether a match exists), and a SEMI
+//! join's left input. A row whose key is NULL matches nothing, and the
+//! filter drops it too. Not for null-aware joins (`NOT IN`), where a NULL
+//! key on the right changes every answer.
+
+use std::sync::Mutex;
+
+use crate::expr::{ExprKind, TExpr};
+use crate::plan::{JoinKind, LogicalPlan};
+use crate::value::{LType, Value, Vector};
+
+/// Distinct key values past which no filter is handed over (the probe
+/// would gain little and the filter would cost its own memory).
+pub const MAX_VALUES: usize = 1 << 20;
+
+/// The values a join hands to a scan; empty until the join sets them.
+#[derive(Debug, Default)]
+pub struct RuntimeFilter {
+    values: Mutex<Option<Vec<Value>>>,
+}
+
+impl RuntimeFilter {
+    /// Sets the values: the distinct non-NULL values of `v`, or none (no
+    /// filter) when there are more than [`MAX_VALUES`].
+    pub fn set_from(&self, v: &Vector) {
+        let mut keyed: Vec<(u128, usize)> = (0..v.len())
+            .filter_map(|i| v.key(i).map(|k| (k, i)))
+            .collect();
+        keyed.sort_unstable_by_key(|x| x.0);
+        keyed.dedup_by_key(|x| x.0);
+        let values =
+            (keyed.len() <= MAX_VALUES).then(|| keyed.iter().map(|&(_, i)| v.get(i)).collect());
+        if let Ok(mut slot) = self.values.lock() {
+            *slot = values;
+        }
+    }
+
+    /// The filter over table column `col` (of type `ty`), once set.
+    pub fn predicate(&self, col: usize, ty: LType) -> Option<TExpr> {
+        let values = self.values.lock().ok()?.clone()?;
+        let column = TExpr {
+            kind: ExprKind::Col(col),
+            ty,
+        };
+        Some(TExpr {
+            kind: ExprKind::InList(Box::new(column), values, false),
+            ty: LType::Bool,
+        })
+    }
+}
+
+/// Which input of a join a filter reduces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The left input (the right runs first).
+    Left,
+    /// The right input (the left runs first).
+    Right,
+}
+
+/// Whether a filter from the other input's keys may reduce `side` of a
+/// join of `kind`.
+pub fn may_reduce(kind: &JoinKind, side: Side) -> bool {
+    match side {
+        Side::Right => matches!(
+            kind,
+            JoinKind::Inner
+                | JoinKind::Left
+                | JoinKind::Semi
+                | JoinKind::Anti
+                | JoinKind::Single { .. }
+                | JoinKind::Mark { null_aware: false }
+        ),
+        Side::Left => matches!(kind, JoinKind::Inner | JoinKind::Right | JoinKind::Semi),
+    }
+}
+
+/// The table column a join key reads when `input` is a table query that
+/// returns its rows unaggregated and uncut (no LIMIT), and `key` one of its
+/// output columns that is a stored column.
+pub fn key_column(input: &LogicalPlan, key: &TExpr) -> Option<usize> {
+    let LogicalPlan::TableQuery(t) = input else {
+        return None;
+    };
+    if t.aggregation.is_some() || t.limit.is_some() || t.offset > 0 {
+        return None;
+    }
+    // Float keys equal across -0.0 and 0.0, which the value filter's keys
+    // tell apart.
+    if matches!(key.ty, LType::Float | LType::Double) {
+        return None;
+    }
+    let out = key.as_col()?;
+    t.select.get(out)?.1.as_col()
+}
