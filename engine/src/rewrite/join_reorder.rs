@@ -134,21 +134,31 @@ fn join_estimate(
     rows: &[f64],
     edges: &[(usize, usize, f64)],
 ) -> (f64, bool) {
-    let mut divisor: Option<f64> = None;
-    for &(a, b, d) in edges {
-        let other = if a == x {
-            b
-        } else if b == x {
-            a
-        } else {
-            continue;
-        };
-        if set & (1 << other) != 0 {
-            divisor = Some(divisor.map_or(d, |m: f64| m.max(d)));
-        }
-    }
+    let divisor = key_divisor(x, edges, |other| set & (1 << other) != 0);
     let est = rows_set * rows[x] / divisor.unwrap_or(1.0);
     (est.max(1.0), divisor.is_some())
+}
+
+/// The largest key count of the equalities between input `x` and the
+/// inputs `joined` says are in; `None` if no equality connects them.
+fn key_divisor(
+    x: usize,
+    edges: &[(usize, usize, f64)],
+    joined: impl Fn(usize) -> bool,
+) -> Option<f64> {
+    edges
+        .iter()
+        .filter_map(|&(a, b, d)| {
+            let other = if a == x {
+                b
+            } else if b == x {
+                a
+            } else {
+                return None;
+            };
+            joined(other).then_some(d)
+        })
+        .reduce(f64::max)
 }
 
 /// The left-deep order with the smallest sum of estimated intermediate
@@ -217,19 +227,7 @@ fn greedy_order(rows: &[f64], edges: &[(usize, usize, f64)]) -> Vec<usize> {
     while order.len() < n {
         let mut best: Option<(bool, f64, usize)> = None;
         for x in (0..n).filter(|&x| !joined[x]) {
-            let mut divisor: Option<f64> = None;
-            for &(a, b, d) in edges {
-                let other = if a == x {
-                    b
-                } else if b == x {
-                    a
-                } else {
-                    continue;
-                };
-                if joined[other] {
-                    divisor = Some(divisor.map_or(d, |m: f64| m.max(d)));
-                }
-            }
+            let divisor = key_divisor(x, edges, |other| joined[other]);
             let connected = divisor.is_some();
             let est = r * rows[x] / divisor.unwrap_or(1.0);
             let better =
