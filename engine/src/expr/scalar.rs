@@ -1,10 +1,12 @@
 //! Other scalar functions: `COALESCE`, `NULLIF`, `GREATEST`/`LEAST`,
 //! date/timestamp arithmetic with intervals and `strftime`. Arguments are
 //! cast to the result type by the binder (dates and timestamps are day and
-//! second counts).
+//! microsecond counts).
 
 use crate::error::{invalid, EngineError, Result};
-use crate::value::{civil_from_days, days_from_civil, Data, LType, Value, Vector};
+use crate::value::{
+    civil_from_days, days_from_civil, Data, LType, Value, Vector, MICROS_PER_DAY, MICROS_PER_SEC,
+};
 
 /// A scalar function of [`crate::expr::ExprKind::Func`].
 #[derive(Debug, Clone, PartialEq)]
@@ -17,12 +19,12 @@ pub enum Func {
     Greatest,
     /// The smallest non-NULL argument.
     Least,
-    /// A TIMESTAMP plus `months` months and `secs` seconds.
+    /// A TIMESTAMP plus `months` months and `micros` microseconds.
     AddInterval {
         /// Months to add (day of month clamped to the month's end).
         months: i64,
-        /// Seconds to add.
-        secs: i64,
+        /// Microseconds to add.
+        micros: i64,
     },
     /// `strftime(x, format)` of a DATE or TIMESTAMP (the specifiers).
     Strftime(Vec<FmtItem>),
@@ -71,7 +73,7 @@ pub fn parse_format(f: &str) -> Result<Vec<FmtItem>> {
         match s {
             '%' => text.push('%'),
             'Y' | 'y' | 'm' | 'd' | 'H' | 'M' | 'S' | 'j' | 'a' | 'A' | 'b' | 'B' | 'h' | 'w'
-            | 'u' | 'I' | 'p' | 'G' | 'V' | 'f' | 'g' => {
+            | 'u' | 'I' | 'p' | 'G' | 'V' | 'f' | 'g' | 'n' => {
                 if !text.is_empty() {
                     out.push(FmtItem::Text(std::mem::take(&mut text)));
                 }
@@ -91,7 +93,8 @@ pub fn parse_format(f: &str) -> Result<Vec<FmtItem>> {
 }
 
 /// Parses the text of an interval (`INTERVAL 1 DAY`, `INTERVAL '90
-/// minutes'`, `INTERVAL '1 day 2 hours'`) into (months, seconds).
+/// minutes'`, `INTERVAL '1 day 2 hours'`, `INTERVAL '1.5 seconds'`) into
+/// (months, microseconds).
 pub fn parse_interval(text: &str) -> Result<(i64, i64)> {
     let t = text.trim();
     let t = t
@@ -100,38 +103,54 @@ pub fn parse_interval(text: &str) -> Result<(i64, i64)> {
         .map_or(t, |_| &t[8..]);
     let cleaned: String = t.chars().filter(|&c| c != '\'' && c != '"').collect();
     let words: Vec<&str> = cleaned.split_whitespace().collect();
-    let (mut months, mut secs) = (0i64, 0i64);
+    let (mut months, mut micros) = (0i64, 0i64);
     let mut i = 0;
     let bad = || EngineError::Invalid(format!("cannot parse interval {text:?}"));
     while i < words.len() {
-        let n: i64 = words[i].parse().map_err(|_| bad())?;
+        let n: f64 = words[i].parse().map_err(|_| bad())?;
+        let whole = n.trunc() as i64;
         let unit = words.get(i + 1).ok_or_else(bad)?.to_ascii_lowercase();
-        let unit = unit.trim_end_matches('s');
-        match unit {
-            "year" | "yr" | "y" => months += 12 * n,
-            "month" | "mon" => months += n,
-            "week" | "w" => secs += 7 * 86400 * n,
-            "day" | "d" => secs += 86400 * n,
-            "hour" | "hr" | "h" => secs += 3600 * n,
-            "minute" | "min" | "m" => secs += 60 * n,
-            "second" | "sec" => secs += n,
-            _ => return Err(bad()),
+        // Microseconds of one unit (0 for months and years).
+        let per = match unit.as_str() {
+            "ms" | "msec" | "msecs" | "millisecond" | "milliseconds" => 1_000,
+            "us" | "usec" | "usecs" | "microsecond" | "microseconds" => 1,
+            u => match u.trim_end_matches('s') {
+                "year" | "yr" | "y" => {
+                    months += 12 * whole;
+                    0
+                }
+                "month" | "mon" => {
+                    months += whole;
+                    0
+                }
+                "week" | "w" => 7 * MICROS_PER_DAY,
+                "day" | "d" => MICROS_PER_DAY,
+                "hour" | "hr" | "h" => 3600 * MICROS_PER_SEC,
+                "minute" | "min" | "m" => 60 * MICROS_PER_SEC,
+                "second" | "sec" => MICROS_PER_SEC,
+                _ => return Err(bad()),
+            },
+        };
+        if per == 0 && n.fract() != 0.0 {
+            return Err(bad());
         }
+        micros += (n * per as f64).round() as i64;
         i += 2;
     }
     if words.is_empty() {
         return Err(bad());
     }
-    Ok((months, secs))
+    Ok((months, micros))
 }
 
-/// Adds `months` to a timestamp (seconds), clamping the day of the month.
+/// Adds `months` to a timestamp (microseconds), clamping the day of the
+/// month.
 fn add_months(t: i64, months: i64) -> i64 {
     if months == 0 {
         return t;
     }
-    let days = t.div_euclid(86400);
-    let rem = t.rem_euclid(86400);
+    let days = t.div_euclid(MICROS_PER_DAY);
+    let rem = t.rem_euclid(MICROS_PER_DAY);
     let (y, m, d) = civil_from_days(days);
     let total = y * 12 + i64::from(m) - 1 + months;
     let (ny, nm) = (total.div_euclid(12), (total.rem_euclid(12) + 1) as u32);
@@ -141,7 +160,7 @@ fn add_months(t: i64, months: i64) -> i64 {
         days_from_civil(ny, nm + 1, 1)
     };
     let last = (next - days_from_civil(ny, nm, 1)) as u32;
-    days_from_civil(ny, nm, d.min(last)) * 86400 + rem
+    days_from_civil(ny, nm, d.min(last)) * MICROS_PER_DAY + rem
 }
 
 const DAYS: [&str; 7] = [
@@ -177,10 +196,12 @@ pub fn iso_week(days: i64) -> (i64, i64) {
     (y, week)
 }
 
-fn strftime(items: &[FmtItem], secs: i64) -> Vec<u8> {
+fn strftime(items: &[FmtItem], micros: i64) -> Vec<u8> {
     use std::fmt::Write;
-    let days = secs.div_euclid(86400);
-    let rem = secs.rem_euclid(86400);
+    let days = micros.div_euclid(MICROS_PER_DAY);
+    let rem_us = micros.rem_euclid(MICROS_PER_DAY);
+    let rem = rem_us / MICROS_PER_SEC;
+    let frac = rem_us % MICROS_PER_SEC;
     let (y, m, d) = civil_from_days(days);
     let dow = (days + 4).rem_euclid(7) as usize;
     let mut s = String::new();
@@ -189,7 +210,7 @@ fn strftime(items: &[FmtItem], secs: i64) -> Vec<u8> {
             FmtItem::Text(t) => s.push_str(t),
             FmtItem::Spec(c) => {
                 let _ = match c {
-                    'Y' => write!(s, "{y}"),
+                    'Y' => write!(s, "{y:04}"),
                     'y' => write!(s, "{:02}", y.rem_euclid(100)),
                     'm' => write!(s, "{m:02}"),
                     'd' => write!(s, "{d:02}"),
@@ -198,7 +219,9 @@ fn strftime(items: &[FmtItem], secs: i64) -> Vec<u8> {
                     'p' => write!(s, "{}", if rem < 43200 { "AM" } else { "PM" }),
                     'M' => write!(s, "{:02}", rem / 60 % 60),
                     'S' => write!(s, "{:02}", rem % 60),
-                    'f' => write!(s, "000000"),
+                    'f' => write!(s, "{frac:06}"),
+                    'g' => write!(s, "{:03}", frac / 1000),
+                    'n' => write!(s, "{:09}", frac * 1000),
                     'j' => write!(s, "{:03}", days - days_from_civil(y, 1, 1) + 1),
                     'a' => write!(s, "{}", &DAYS[dow][..3]),
                     'A' => write!(s, "{}", DAYS[dow]),
@@ -207,7 +230,6 @@ fn strftime(items: &[FmtItem], secs: i64) -> Vec<u8> {
                     'w' => write!(s, "{dow}"),
                     'u' => write!(s, "{}", if dow == 0 { 7 } else { dow }),
                     'G' => write!(s, "{}", iso_week(days).0),
-                    'g' => write!(s, "{:02}", iso_week(days).0.rem_euclid(100)),
                     'V' => write!(s, "{:02}", iso_week(days).1),
                     _ => Ok(()),
                 };
@@ -267,7 +289,7 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
                 out.push(&if eq { Value::Null } else { a.get(i) });
             }
         }
-        Func::AddInterval { months, secs } => {
+        Func::AddInterval { months, micros } => {
             let [a] = args else {
                 return Err(EngineError::Internal("interval needs one argument".into()));
             };
@@ -276,7 +298,11 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
             };
             return Ok(Vector {
                 ty,
-                data: Data::I64(d.iter().map(|&t| add_months(t, *months) + secs).collect()),
+                data: Data::I64(
+                    d.iter()
+                        .map(|&t| add_months(t, *months).saturating_add(*micros))
+                        .collect(),
+                ),
                 nulls: a.nulls.clone(),
             });
         }
@@ -312,14 +338,25 @@ mod tests {
 
     #[test]
     fn intervals_and_weeks() {
-        assert_eq!(parse_interval("INTERVAL 1 DAY").ok(), Some((0, 86400)));
+        assert_eq!(
+            parse_interval("INTERVAL 1 DAY").ok(),
+            Some((0, MICROS_PER_DAY))
+        );
         assert_eq!(
             parse_interval("INTERVAL '1 year 2 months 90 minutes'").ok(),
-            Some((14, 5400))
+            Some((14, 5400 * MICROS_PER_SEC))
+        );
+        assert_eq!(
+            parse_interval("INTERVAL '1.5 seconds 3 ms 2 us'").ok(),
+            Some((0, 1_503_002))
         );
         assert!(parse_interval("INTERVAL 'x'").is_err());
-        let jan31 = days_from_civil(2013, 1, 31) * 86400;
-        assert_eq!(add_months(jan31, 1), days_from_civil(2013, 2, 28) * 86400);
+        assert!(parse_interval("INTERVAL '1.5 months'").is_err());
+        let jan31 = days_from_civil(2013, 1, 31) * MICROS_PER_DAY + 7;
+        assert_eq!(
+            add_months(jan31, 1),
+            days_from_civil(2013, 2, 28) * MICROS_PER_DAY + 7
+        );
         assert_eq!(iso_week(days_from_civil(2013, 7, 15)), (2013, 29));
         assert_eq!(iso_week(days_from_civil(2010, 1, 3)), (2009, 53));
     }

@@ -138,8 +138,9 @@ impl ExprBinder<'_> {
                 ty: LType::Int64,
             }),
             (
-                "year" | "month" | "day" | "hour" | "minute" | "second" | "dayofweek" | "dayofyear"
-                | "dayofmonth" | "quarter" | "week" | "weekofyear" | "isodow" | "isoyear" | "epoch",
+                "year" | "month" | "day" | "hour" | "minute" | "second" | "millisecond"
+                | "microsecond" | "dayofweek" | "dayofyear" | "dayofmonth" | "quarter" | "week"
+                | "weekofyear" | "isodow" | "isoyear" | "epoch",
                 [x],
             ) if matches!(x.ty, LType::Date | LType::Timestamp) => {
                 Ok(extract_expr(date_part(&name)?, x.clone()))
@@ -253,12 +254,12 @@ pub(crate) fn add_interval(x: TExpr, interval: &str, sign: i64) -> Result<TExpr>
     if !matches!(x.ty, LType::Date | LType::Timestamp) {
         return unsupported(format!("{} plus an INTERVAL", x.ty));
     }
-    let (months, secs) = crate::expr::scalar::parse_interval(interval)?;
+    let (months, micros) = crate::expr::scalar::parse_interval(interval)?;
     Ok(TExpr {
         kind: ExprKind::Func(
             Box::new(Func::AddInterval {
                 months: months * sign,
-                secs: secs * sign,
+                micros: micros * sign,
             }),
             vec![cast_to(x, LType::Timestamp)?],
         ),
