@@ -662,7 +662,8 @@ pub fn fraction_micros(digits: &str) -> i64 {
 /// Formats a day number as `YYYY-MM-DD`.
 pub fn format_date(days: i64) -> String {
     let (y, m, d) = civil_from_days(days);
-    if y < 0 {
+    // Year 0 is 1 BC.
+    if y <= 0 {
         format!("{:04}-{m:02}-{d:02} (BC)", 1 - y)
     } else {
         format!("{y:04}-{m:02}-{d:02}")

@@ -158,6 +158,16 @@ pub enum DatePart {
     IsoDow,
     /// ISO year (the year of the week's Thursday).
     IsoYear,
+    /// Decade (the year divided by 10).
+    Decade,
+    /// Century (2000 is in the 20th, 2001 in the 21st).
+    Century,
+    /// Millennium (2000 is in the 2nd, 2001 in the 3rd).
+    Millennium,
+    /// Era: 1 for years AD, 0 before.
+    Era,
+    /// ISO year times 100 plus ISO week.
+    YearWeek,
 }
 
 /// A bound expression with its result type.
@@ -819,6 +829,26 @@ fn extract(part: DatePart, ty: LType, t: i64) -> i64 {
         DatePart::Week => crate::expr::scalar::iso_week(days).1,
         DatePart::IsoYear => crate::expr::scalar::iso_week(days).0,
         DatePart::IsoDow => (days + 3).rem_euclid(7) + 1,
+        DatePart::Decade => y.div_euclid(10),
+        DatePart::Century => {
+            if y > 0 {
+                (y - 1) / 100 + 1
+            } else {
+                -((-y) / 100) - 1
+            }
+        }
+        DatePart::Millennium => {
+            if y > 0 {
+                (y - 1) / 1000 + 1
+            } else {
+                -((-y) / 1000) - 1
+            }
+        }
+        DatePart::Era => i64::from(y > 0),
+        DatePart::YearWeek => {
+            let (iy, w) = crate::expr::scalar::iso_week(days);
+            iy * 100 + if iy < 0 { -w } else { w }
+        }
     }
 }
 
@@ -834,10 +864,13 @@ fn date_trunc(part: DatePart, ty: LType, t: i64) -> i64 {
     let day = |y, m| crate::value::days_from_civil(y, m, 1) * MICROS_PER_DAY;
     let floor = |unit: i64| micros - micros.rem_euclid(unit);
     let out = match part {
-        DatePart::Year => day(y, 1),
+        DatePart::Year | DatePart::Era => day(y, 1),
+        DatePart::Decade => day(y - y.rem_euclid(10), 1),
+        DatePart::Century => day(y - y.rem_euclid(100), 1),
+        DatePart::Millennium => day(y - y.rem_euclid(1000), 1),
         DatePart::Month => day(y, m),
         DatePart::Quarter => day(y, (m - 1) / 3 * 3 + 1),
-        DatePart::Week | DatePart::IsoDow | DatePart::IsoYear => {
+        DatePart::Week | DatePart::IsoDow | DatePart::IsoYear | DatePart::YearWeek => {
             (days - (days + 3).rem_euclid(7)) * MICROS_PER_DAY
         }
         DatePart::Day | DatePart::Dow | DatePart::Doy => days * MICROS_PER_DAY,

@@ -30,6 +30,26 @@ pub enum Func {
     Strftime(Vec<FmtItem>),
     /// `round`, `floor` or `ceil` (see [`crate::expr::rounding`]).
     Rounding(crate::expr::rounding::Rounding),
+    /// `date_diff(part, start, end)` of two TIMESTAMPs: the `part`
+    /// boundaries crossed from start to end (BIGINT).
+    DateDiff(crate::expr::DatePart),
+    /// `make_date(year, month, day)` (BIGINT arguments) as a DATE.
+    MakeDate,
+    /// `make_timestamp(year, month, day, hour, minute, seconds)` (five
+    /// BIGINTs and a DOUBLE) as a TIMESTAMP.
+    MakeTimestamp,
+    /// `epoch_ms(BIGINT)` (milliseconds, the factor 1000) or
+    /// `make_timestamp(BIGINT)` (microseconds, 1): units since the epoch as
+    /// a TIMESTAMP, the factor being microseconds per unit.
+    EpochToTimestamp(i64),
+    /// `epoch_ms(TIMESTAMP)`: milliseconds since the epoch (rounded).
+    EpochMs,
+    /// `dayname(TIMESTAMP)`: the English name of the day of the week.
+    DayName,
+    /// `monthname(TIMESTAMP)`: the English name of the month.
+    MonthName,
+    /// `last_day(TIMESTAMP)`: the DATE of the last day of the month.
+    LastDay,
 }
 
 /// A piece of a `strftime` format.
@@ -52,6 +72,14 @@ impl Func {
             Func::AddInterval { .. } => "add_interval",
             Func::Strftime(_) => "strftime",
             Func::Rounding(r) => r.name(),
+            Func::DateDiff(_) => "date_diff",
+            Func::MakeDate => "make_date",
+            Func::MakeTimestamp => "make_timestamp",
+            Func::EpochToTimestamp(1) => "make_timestamp",
+            Func::EpochToTimestamp(_) | Func::EpochMs => "epoch_ms",
+            Func::DayName => "dayname",
+            Func::MonthName => "monthname",
+            Func::LastDay => "last_day",
         }
     }
 }
@@ -239,6 +267,129 @@ fn strftime(items: &[FmtItem], micros: i64) -> Vec<u8> {
     s.into_bytes()
 }
 
+/// An `i64` argument of a date function.
+fn int_arg(v: &Value) -> Result<i64> {
+    match v {
+        Value::Int(x) => Ok(*x),
+        other => Err(EngineError::Internal(format!(
+            "date function argument {other:?} is not an integer"
+        ))),
+    }
+}
+
+/// The last day of month `m` of year `y`.
+fn month_days(y: i64, m: u32) -> i64 {
+    let next = if m == 12 {
+        days_from_civil(y + 1, 1, 1)
+    } else {
+        days_from_civil(y, m + 1, 1)
+    };
+    next - days_from_civil(y, m, 1)
+}
+
+/// `date_diff(part, a, b)` of two TIMESTAMPs (microseconds), as DuckDB
+/// counts it: calendar parts by their numbers, fixed-length parts by the
+/// boundaries crossed, weeks as whole 7-day spans of days.
+fn date_diff(part: crate::expr::DatePart, a: i64, b: i64) -> i128 {
+    use crate::expr::DatePart as P;
+    let floor = |t: i64, unit: i64| i128::from(t.div_euclid(unit));
+    let (da, db) = (a.div_euclid(MICROS_PER_DAY), b.div_euclid(MICROS_PER_DAY));
+    let (ya, ma, _) = civil_from_days(da);
+    let (yb, mb, _) = civil_from_days(db);
+    let (ya, yb) = (i128::from(ya), i128::from(yb));
+    let (ma, mb) = (i128::from(ma), i128::from(mb));
+    match part {
+        P::Year => yb - ya,
+        P::Decade => yb.div_euclid(10) - ya.div_euclid(10),
+        P::Century => yb / 100 - ya / 100,
+        P::Millennium => yb / 1000 - ya / 1000,
+        P::Quarter => (yb * 4 + (mb - 1) / 3) - (ya * 4 + (ma - 1) / 3),
+        P::Month => (yb * 12 + mb) - (ya * 12 + ma),
+        P::Week | P::YearWeek => i128::from(db - da) / 7,
+        P::Era => i128::from(yb > 0) - i128::from(ya > 0),
+        P::IsoYear => i128::from(iso_week(db).0 - iso_week(da).0),
+        P::Day | P::Dow | P::Doy | P::IsoDow => i128::from(db - da),
+        P::Hour => floor(b, 3600 * MICROS_PER_SEC) - floor(a, 3600 * MICROS_PER_SEC),
+        P::Minute => floor(b, 60 * MICROS_PER_SEC) - floor(a, 60 * MICROS_PER_SEC),
+        P::Second | P::Epoch => floor(b, MICROS_PER_SEC) - floor(a, MICROS_PER_SEC),
+        P::Millisecond => floor(b, 1000) - floor(a, 1000),
+        P::Microsecond => i128::from(b) - i128::from(a),
+    }
+}
+
+/// One row of a date function of [`Func`] over non-NULL arguments.
+fn date_fn(f: &Func, args: &[Value]) -> Result<Value> {
+    let out_of_range = |what: String| EngineError::Runtime(format!("Conversion Error: {what}"));
+    Ok(match (f, args) {
+        (Func::DateDiff(part), [a, b]) => {
+            let d = date_diff(*part, int_arg(a)?, int_arg(b)?);
+            Value::Int(
+                i64::try_from(d)
+                    .map_err(|_| out_of_range(format!("date_diff {d} is out of range")))?,
+            )
+        }
+        (Func::MakeDate, [y, m, d]) => {
+            let (y, m, d) = (int_arg(y)?, int_arg(m)?, int_arg(d)?);
+            if !(1..=12).contains(&m) || d < 1 || y.abs() > 5_000_000 || d > month_days(y, m as u32)
+            {
+                return Err(out_of_range(format!("Date out of range: {y}-{m}-{d}")));
+            }
+            Value::Int(days_from_civil(y, m as u32, d as u32))
+        }
+        (Func::MakeTimestamp, [y, mo, d, h, mi, sec]) => {
+            let (y, mo, d) = (int_arg(y)?, int_arg(mo)?, int_arg(d)?);
+            let (h, mi) = (int_arg(h)?, int_arg(mi)?);
+            let Value::Float(sec) = sec else {
+                return Err(EngineError::Internal("make_timestamp seconds".into()));
+            };
+            if !(1..=12).contains(&mo) || d < 1 || y.abs() > 290_000 || d > month_days(y, mo as u32)
+            {
+                return Err(out_of_range(format!("Date out of range: {y}-{mo}-{d}")));
+            }
+            if !(0..=24).contains(&h) || !(0..60).contains(&mi) || !(0.0..60.0).contains(sec) {
+                return Err(out_of_range(format!(
+                    "Time out of range: {h}:{mi}:{sec:.6}"
+                )));
+            }
+            let micros = (sec * MICROS_PER_SEC as f64).round() as i64;
+            Value::Int(
+                days_from_civil(y, mo as u32, d as u32) * MICROS_PER_DAY
+                    + (h * 3600 + mi * 60) * MICROS_PER_SEC
+                    + micros,
+            )
+        }
+        (Func::EpochToTimestamp(per), [x]) => {
+            let x = int_arg(x)?;
+            Value::Int(
+                x.checked_mul(*per)
+                    .ok_or_else(|| out_of_range(format!("{}({x}) is out of range", f.name())))?,
+            )
+        }
+        // Rounded half away from zero, as DuckDB.
+        (Func::EpochMs, [t]) => {
+            let t = int_arg(t)?;
+            let (q, r) = (t / 1000, t % 1000);
+            Value::Int(q + i64::from(r >= 500) - i64::from(r <= -500))
+        }
+        (Func::DayName | Func::MonthName | Func::LastDay, [t]) => {
+            let days = int_arg(t)?.div_euclid(MICROS_PER_DAY);
+            let (y, m, _) = civil_from_days(days);
+            match f {
+                Func::DayName => Value::Str(DAYS[(days + 4).rem_euclid(7) as usize].into()),
+                Func::MonthName => Value::Str(MONTHS[m as usize - 1].into()),
+                _ => Value::Int(days_from_civil(y, m, 1) + month_days(y, m) - 1),
+            }
+        }
+        _ => {
+            return Err(EngineError::Internal(format!(
+                "{}() with {} arguments",
+                f.name(),
+                args.len()
+            )))
+        }
+    })
+}
+
 /// Orders two non-NULL values of one vector type (strings by bytes).
 fn cmp_at(a: &Vector, i: usize, b: &Vector, j: usize) -> std::cmp::Ordering {
     match (&a.data, &b.data) {
@@ -305,6 +456,25 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
                 ),
                 nulls: a.nulls.clone(),
             });
+        }
+        Func::DateDiff(_)
+        | Func::MakeDate
+        | Func::MakeTimestamp
+        | Func::EpochToTimestamp(_)
+        | Func::EpochMs
+        | Func::DayName
+        | Func::MonthName
+        | Func::LastDay => {
+            let mut vals = Vec::with_capacity(args.len());
+            for i in 0..len {
+                vals.clear();
+                if args.iter().any(|a| a.is_null(i)) {
+                    out.push(&Value::Null);
+                    continue;
+                }
+                vals.extend(args.iter().map(|a| a.get(i)));
+                out.push(&date_fn(f, &vals)?);
+            }
         }
         Func::Rounding(mode) => {
             let [a] = args else {

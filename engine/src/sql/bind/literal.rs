@@ -116,6 +116,11 @@ pub(crate) fn date_part(s: &str) -> Result<DatePart> {
         "week" | "weeks" | "w" | "weekofyear" => DatePart::Week,
         "isodow" => DatePart::IsoDow,
         "isoyear" => DatePart::IsoYear,
+        "decade" | "decades" | "dec" => DatePart::Decade,
+        "century" | "centuries" | "cent" | "c" => DatePart::Century,
+        "millennium" | "millennia" | "millenium" | "mil" | "mils" => DatePart::Millennium,
+        "era" => DatePart::Era,
+        "yearweek" => DatePart::YearWeek,
         other => return unsupported(format!("date part {other:?}")),
     })
 }
