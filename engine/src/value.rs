@@ -38,7 +38,7 @@ pub enum LType {
     Double,
     /// DATE (days since 1970-01-01).
     Date,
-    /// TIMESTAMP (seconds since 1970-01-01 00:00:00).
+    /// TIMESTAMP (microseconds since 1970-01-01 00:00:00).
     Timestamp,
     /// DECIMAL(precision, scale), stored scaled.
     Decimal(u8, u8),
