@@ -1065,7 +1065,7 @@ fn cast_exact_numbers(v: &Vector, to: LType) -> Option<Result<Vector>> {
             for i in 0..n {
                 let d = value(i);
                 let s = if live(i) {
-                    d.checked_mul(86400)
+                    d.checked_mul(i128::from(MICROS_PER_DAY))
                 } else {
                     Some(0)
                 };
