@@ -346,7 +346,8 @@ impl Cell {
             (Storage::Float32 | Storage::Float64, Cell::Float(f)) => float_key(*f),
             (_, Cell::Dec(x, _)) => signed_key(i64::try_from(*x).ok()?),
             (_, Cell::Date(d)) => signed_key(*d),
-            (_, Cell::Ts(us)) => signed_key(us.div_euclid(1_000_000)),
+            // TIMESTAMP keys are microseconds.
+            (_, Cell::Ts(us)) => signed_key(*us),
             _ => return None,
         })
     }
