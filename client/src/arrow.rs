@@ -98,15 +98,9 @@ fn to_array(v: &Vector) -> Result<ArrayRef, ArrowError> {
         }
         (Data::F64(x), LType::Double) => build!(Float64Builder::with_capacity(n), v, x, ok),
         (Data::I64(x), LType::Date) => build!(Date32Builder::with_capacity(n), v, x, narrow),
+        // TIMESTAMP values are microseconds, as Arrow's.
         (Data::I64(x), LType::Timestamp) => {
-            build!(
-                TimestampMicrosecondBuilder::with_capacity(n),
-                v,
-                x,
-                |s: i64| s
-                    .checked_mul(1_000_000)
-                    .ok_or_else(|| ArrowError::ComputeError(format!("timestamp {s} out of range")))
-            )
+            build!(TimestampMicrosecondBuilder::with_capacity(n), v, x, ok)
         }
         (Data::Str(x), LType::Varchar) => strings(v, x),
         _ => return Err(mismatch(v)),
@@ -204,7 +198,7 @@ mod tests {
         let d = batch.column(1).as_primitive::<Date32Type>();
         assert_eq!((d.value(0), d.value(1)), (19000, 0));
         let t = batch.column(2).as_primitive::<TimestampMicrosecondType>();
-        assert_eq!((t.value(0), t.is_null(1)), (1_000_000, true));
+        assert_eq!((t.value(0), t.is_null(1)), (1, true));
         assert_eq!(
             batch.schema().field(3).data_type(),
             &ArrowType::Decimal128(3, 1)

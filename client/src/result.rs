@@ -122,7 +122,7 @@ pub enum ColumnValues<'a> {
     /// BOOLEAN.
     Bool(&'a [bool]),
     /// Signed integers up to BIGINT, unsigned up to UINTEGER, DATE (days
-    /// since 1970-01-01), TIMESTAMP (seconds since 1970-01-01 00:00:00) and
+    /// since 1970-01-01), TIMESTAMP (microseconds since 1970-01-01 00:00:00) and
     /// DECIMALs of up to 18 digits (scaled).
     Int64(&'a [i64]),
     /// UBIGINT.

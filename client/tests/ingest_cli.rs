@@ -190,7 +190,7 @@ fn tsv_clickhouse_style_with_escapes_and_nulls() {
     assert_eq!(ints(&table, "WatchID"), vec![Some(1), Some(-2)]);
     assert_eq!(
         ints(&table, "EventTime"),
-        vec![Some(1373882400), Some(1373834327)]
+        vec![Some(1_373_882_400_000_000), Some(1_373_834_327_000_000)]
     );
     assert_eq!(
         strs(&table, "URL"),
@@ -333,7 +333,8 @@ fn parquet_from_pyarrow_and_duckdb_writers() {
             &fixture(f),
         ]));
         assert_eq!(rows(&table), 10, "{f}");
-        assert_eq!(ints(&table, "ts_ms")[0], Some(1373834327), "{f}");
+        // Microseconds: the file's milliseconds kept.
+        assert_eq!(ints(&table, "ts_ms")[0], Some(1_373_834_327_123_000), "{f}");
         assert_eq!(
             ints(&table, "dec9")[..3],
             [Some(12345), Some(-1), None],

@@ -38,7 +38,7 @@ pub enum LType {
     Double,
     /// DATE (days since 1970-01-01).
     Date,
-    /// TIMESTAMP (seconds since 1970-01-01 00:00:00).
+    /// TIMESTAMP (microseconds since 1970-01-01 00:00:00).
     Timestamp,
     /// DECIMAL(precision, scale), stored scaled.
     Decimal(u8, u8),
@@ -600,8 +600,15 @@ fn days_in_month(y: i64, m: u32) -> u32 {
     }
 }
 
-/// Parses `YYYY-MM-DD[ HH:MM[:SS[.fff]]]` into seconds (fractions are
-/// truncated: timestamps are stored in whole seconds).
+/// Microseconds per second: TIMESTAMP values are microseconds since
+/// 1970-01-01 00:00:00 (as DuckDB's).
+pub const MICROS_PER_SEC: i64 = 1_000_000;
+/// Microseconds per day.
+pub const MICROS_PER_DAY: i64 = 86_400 * MICROS_PER_SEC;
+
+/// Parses `YYYY-MM-DD[ HH:MM[:SS[.f...]]]` into microseconds. Digits of the
+/// fraction beyond the sixth are dropped (DuckDB truncates them too); a
+/// trailing `Z` or `+HH[:MM]` offset is ignored.
 pub fn parse_timestamp(s: &str) -> Result<i64> {
     let s = s.trim();
     let (date, time) = match s.find([' ', 'T']) {
@@ -609,46 +616,79 @@ pub fn parse_timestamp(s: &str) -> Result<i64> {
         None => (s, ""),
     };
     let days = parse_date(date)?;
-    let mut secs = 0i64;
+    let bad = || EngineError::Runtime(format!("invalid timestamp {s:?}"));
+    let mut micros = 0i64;
     if !time.is_empty() {
-        let bad = || EngineError::Runtime(format!("invalid timestamp {s:?}"));
-        let time = time.split(['+', 'Z']).next().unwrap_or(time);
+        let time = time.split(['+', 'Z']).next().unwrap_or(time).trim_end();
         let mut it = time.split(':');
-        let h: i64 = it.next().and_then(|x| x.parse().ok()).ok_or_else(bad)?;
-        let m: i64 = it.next().and_then(|x| x.parse().ok()).ok_or_else(bad)?;
-        let sec: f64 = match it.next() {
-            Some(x) => x.parse().map_err(|_| bad())?,
-            None => 0.0,
+        let num = |x: Option<&str>| -> Option<i64> {
+            let x = x?;
+            (!x.is_empty() && x.len() <= 2 && x.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| x.parse().ok())
+                .flatten()
         };
-        if !(0..24).contains(&h) || !(0..60).contains(&m) || !(0.0..60.0).contains(&sec) {
+        let h = num(it.next()).ok_or_else(bad)?;
+        let m = num(it.next()).ok_or_else(bad)?;
+        let (sec, frac) = match it.next() {
+            None => (0, 0),
+            Some(x) => {
+                let (whole, frac) = x.split_once('.').unwrap_or((x, ""));
+                if !frac.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(bad());
+                }
+                (num(Some(whole)).ok_or_else(bad)?, fraction_micros(frac))
+            }
+        };
+        if it.next().is_some() || !(0..24).contains(&h) || !(0..60).contains(&m) || sec >= 60 {
             return Err(bad());
         }
-        secs = h * 3600 + m * 60 + sec.floor() as i64;
+        micros = (h * 3600 + m * 60 + sec) * MICROS_PER_SEC + frac;
     }
-    Ok(days * 86400 + secs)
+    days.checked_mul(MICROS_PER_DAY)
+        .and_then(|d| d.checked_add(micros))
+        .ok_or_else(bad)
+}
+
+/// The microseconds of the digits after a decimal point (at most the first
+/// six count).
+pub fn fraction_micros(digits: &str) -> i64 {
+    let mut v = 0i64;
+    for (i, b) in digits.bytes().take(6).enumerate() {
+        v += i64::from(b - b'0') * 10i64.pow(5 - i as u32);
+    }
+    v
 }
 
 /// Formats a day number as `YYYY-MM-DD`.
 pub fn format_date(days: i64) -> String {
     let (y, m, d) = civil_from_days(days);
-    if y < 0 {
+    // Year 0 is 1 BC.
+    if y <= 0 {
         format!("{:04}-{m:02}-{d:02} (BC)", 1 - y)
     } else {
         format!("{y:04}-{m:02}-{d:02}")
     }
 }
 
-/// Formats seconds as `YYYY-MM-DD HH:MM:SS`.
-pub fn format_timestamp(secs: i64) -> String {
-    let days = secs.div_euclid(86400);
-    let rem = secs.rem_euclid(86400);
-    format!(
+/// Formats microseconds as `YYYY-MM-DD HH:MM:SS[.f...]`, the fraction
+/// without trailing zeros (as DuckDB prints it).
+pub fn format_timestamp(micros: i64) -> String {
+    let days = micros.div_euclid(MICROS_PER_DAY);
+    let rem = micros.rem_euclid(MICROS_PER_DAY);
+    let secs = rem / MICROS_PER_SEC;
+    let mut out = format!(
         "{} {:02}:{:02}:{:02}",
         format_date(days),
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    );
+    let frac = rem % MICROS_PER_SEC;
+    if frac != 0 {
+        let digits = format!(".{frac:06}");
+        out.push_str(digits.trim_end_matches('0'));
+    }
+    out
 }
 
 /// Formats a scaled decimal.
@@ -801,12 +841,25 @@ mod tests {
         assert_eq!(format_date(15_887), "2013-07-01");
         assert!(parse_date("2013-02-30").is_err());
         let t = parse_timestamp("2013-07-01 10:05:07").ok();
-        assert_eq!(t, Some(15_887 * 86400 + 36_307));
+        let secs = 15_887 * 86400 + 36_307;
+        assert_eq!(t, Some(secs * MICROS_PER_SEC));
         assert_eq!(
-            format_timestamp(15_887 * 86400 + 36_307),
+            format_timestamp(secs * MICROS_PER_SEC),
             "2013-07-01 10:05:07"
         );
-        assert_eq!(format_timestamp(-1), "1969-12-31 23:59:59");
+        assert_eq!(format_timestamp(-MICROS_PER_SEC), "1969-12-31 23:59:59");
+        assert_eq!(format_timestamp(-1), "1969-12-31 23:59:59.999999");
+        assert_eq!(format_timestamp(-500_000), "1969-12-31 23:59:59.5");
+        let us = |s: &str| parse_timestamp(s).ok().map(|t| t - secs * MICROS_PER_SEC);
+        assert_eq!(us("2013-07-01 10:05:07.12"), Some(120_000));
+        assert_eq!(us("2013-07-01T10:05:07.1234569"), Some(123_456));
+        assert_eq!(us("2013-07-01 10:05:07.000001Z"), Some(1));
+        assert_eq!(
+            format_timestamp(secs * MICROS_PER_SEC + 120_000),
+            "2013-07-01 10:05:07.12"
+        );
+        assert!(parse_timestamp("2013-07-01 10:05:60").is_err());
+        assert!(parse_timestamp("2013-07-01 10:05:07.1x").is_err());
         assert_eq!(format_decimal(-1230, 2), "-12.30");
         assert_eq!(format_decimal(5, 3), "0.005");
         assert_eq!(format_decimal_text(-2, 1, 1), "-.2");

@@ -11,6 +11,7 @@ lines are the whole answer without the final LIMIT/OFFSET, sorted. Values are fo
 strata's: NULL, true/false, integers, doubles as '%.10g', dates and
 timestamps in ISO form, the empty string as (empty). `statement error`
 records are checked to fail in DuckDB too."""
+import datetime
 import decimal
 import glob
 import os
@@ -62,6 +63,12 @@ def fmt(v):
         if v in (float("inf"), float("-inf")):
             return "inf" if v > 0 else "-inf"
         return "%.10g" % v
+    if isinstance(v, datetime.datetime):
+        # As DuckDB prints a TIMESTAMP: the fraction without trailing zeros.
+        s = "%04d-%02d-%02d %02d:%02d:%02d" % (v.year, v.month, v.day, v.hour, v.minute, v.second)
+        if v.microsecond:
+            s += (".%06d" % v.microsecond).rstrip("0")
+        return s
     s = str(v)
     if s == "":
         return "(empty)"

@@ -86,10 +86,14 @@ fn key_of(t: DataType, s: &str) -> u64 {
             let digits = format!("{int}{frac:0<width$}", width = scale as usize);
             signed_key(digits.parse().unwrap())
         }
+        // Microseconds: `YYYY-MM-DD HH:MM:SS[.ffffff]`.
         DataType::Timestamp => {
             let (d, t) = s.split_once(' ').unwrap();
+            let (t, frac) = t.split_once('.').unwrap_or((t, ""));
             let hms: Vec<i64> = t.split(':').map(|x| x.parse().unwrap()).collect();
-            signed_key(days(d) * 86400 + hms[0] * 3600 + hms[1] * 60 + hms[2])
+            let secs = days(d) * 86400 + hms[0] * 3600 + hms[1] * 60 + hms[2];
+            let micros: i64 = format!("{frac:0<6}").parse().unwrap();
+            signed_key(secs * 1_000_000 + micros)
         }
         other => panic!("type {other:?}"),
     }

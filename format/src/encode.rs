@@ -10,12 +10,13 @@ use zerocopy::little_endian::{U16, U32, U64};
 use crate::column::ColumnData;
 use crate::error::{FormatError, Result};
 use crate::layout::{
-    checksum, ChunkMeta, Section, SectionMeta, BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION,
-    MAX_BLOCK_ROWS, ROW_CODES, ROW_CODE_DELTAS, ROW_INDEX_STRIDE, SECTION_ALIGN, SECTION_COUNT,
+    checksum, time_unit_micros, ChunkMeta, Section, SectionMeta, BLOCK_HEADER_LEN, BLOCK_MAGIC,
+    FORMAT_VERSION, MAX_BLOCK_ROWS, ROW_CODES, ROW_CODE_DELTAS, ROW_INDEX_STRIDE, SECTION_ALIGN,
+    SECTION_COUNT, TIME_UNIT_MICROS, TIME_UNIT_MILLIS, TIME_UNIT_SECONDS,
 };
 use crate::row_codes::CodeForm;
 use crate::strings::Compression;
-use crate::types::Schema;
+use crate::types::{signed_from_key, signed_key, DataType, Schema};
 use crate::{delta_planes, packed, radix, row_codes, rowlist, strings, zstd_frames};
 
 /// One block, encoded and ready to be written. Produced by [`encode_block`],
@@ -115,9 +116,13 @@ pub fn encode_block_with(
             )));
         }
         let chunk = match (col, field.data_type.is_string()) {
-            (ColumnData::Fixed { keys, nulls }, false) => {
-                encode_fixed(&mut out, keys, nulls.as_deref(), rows as u32)
-            }
+            (ColumnData::Fixed { keys, nulls }, false) => encode_fixed(
+                &mut out,
+                field.data_type,
+                keys,
+                nulls.as_deref(),
+                rows as u32,
+            ),
             (
                 ColumnData::FixedDict {
                     entries,
@@ -125,7 +130,13 @@ pub fn encode_block_with(
                     nulls,
                 },
                 false,
-            ) => encode_fixed_dict(&mut out, entries, indices, nulls.as_deref())?,
+            ) => encode_fixed_dict(
+                &mut out,
+                field.data_type,
+                entries,
+                indices,
+                nulls.as_deref(),
+            )?,
             (
                 ColumnData::Strings {
                     bytes,
@@ -420,7 +431,13 @@ fn group_by_code(codes: &[u32], distinct: usize) -> Grouped {
     Grouped { rows, starts }
 }
 
-fn encode_fixed(out: &mut BlockBuf, keys: &[u64], nulls: Option<&[bool]>, rows: u32) -> ChunkMeta {
+fn encode_fixed(
+    out: &mut BlockBuf,
+    ty: DataType,
+    keys: &[u64],
+    nulls: Option<&[bool]>,
+    rows: u32,
+) -> ChunkMeta {
     let mut chunk = empty_chunk();
     let mut null_rows = Vec::new();
     let (mut min, mut max) = (u64::MAX, 0u64);
@@ -457,27 +474,42 @@ fn encode_fixed(out: &mut BlockBuf, keys: &[u64], nulls: Option<&[bool]>, rows: 
         // Without NULLs the per-row test compiles away.
         sort_fixed(keys, |_| false, min, max - min)
     };
-    write_fixed(out, &mut chunk, min, &offsets, &grouped, &null_rows);
+    write_fixed(out, &mut chunk, ty, min, offsets, &grouped, &null_rows);
     chunk
 }
 
 /// Writes a fixed-width chunk's sections: `offsets` are its distinct keys
-/// minus `min`, ascending, and `grouped` their rows.
+/// minus `min`, ascending, and `grouped` their rows. TIMESTAMP keys
+/// (microseconds) are stored in the coarsest unit that holds them all.
 fn write_fixed(
     out: &mut BlockBuf,
     chunk: &mut ChunkMeta,
-    min: u64,
-    offsets: &[u64],
+    ty: DataType,
+    mut min: u64,
+    mut offsets: Vec<u64>,
     grouped: &Grouped,
     null_rows: &[u32],
 ) {
+    if ty == DataType::Timestamp {
+        let unit = coarsest_time_unit(min, &offsets);
+        chunk.str_codec = unit;
+        let scale = time_unit_micros(unit).unwrap_or(1);
+        if scale > 1 {
+            let stored = |k: u64| signed_key(signed_from_key(k) / scale);
+            let new_min = stored(min);
+            for o in &mut offsets {
+                *o = stored(min.wrapping_add(*o)) - new_min;
+            }
+            min = new_min;
+        }
+    }
     if let Some(&range) = offsets.last() {
         chunk.min = U64::new(min);
         chunk.max = U64::new(min + range);
         let width = packed::width_for(range);
         chunk.value_width = width;
         let mut values = Vec::with_capacity(offsets.len() * width as usize);
-        for &o in offsets {
+        for &o in &offsets {
             packed::put(&mut values, o, width);
         }
         out.section(chunk, Section::Values, &values);
@@ -490,6 +522,7 @@ fn write_fixed(
 /// over the rows compares keys.
 fn encode_fixed_dict(
     out: &mut BlockBuf,
+    ty: DataType,
     entries: &[u64],
     indices: &[u32],
     nulls: Option<&[bool]>,
@@ -538,8 +571,25 @@ fn encode_fixed_dict(
         })
         .collect();
     let grouped = group_by_code(&codes, offsets.len());
-    write_fixed(out, &mut chunk, min, &offsets, &grouped, &null_rows);
+    write_fixed(out, &mut chunk, ty, min, offsets, &grouped, &null_rows);
     Ok(chunk)
+}
+
+/// The coarsest time unit (SPEC.md 2) in which every TIMESTAMP key `min +
+/// offsets[i]` (microseconds) is a whole number.
+fn coarsest_time_unit(min: u64, offsets: &[u64]) -> u8 {
+    let multiple_of = |m: i64| {
+        offsets
+            .iter()
+            .all(|&o| signed_from_key(min.wrapping_add(o)) % m == 0)
+    };
+    if multiple_of(1_000_000) {
+        TIME_UNIT_SECONDS
+    } else if multiple_of(1_000) {
+        TIME_UNIT_MILLIS
+    } else {
+        TIME_UNIT_MICROS
+    }
 }
 
 /// Sorts the non-NULL rows by key; returns the distinct `key - min` offsets and

@@ -9,7 +9,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The format version this build writes; it reads this one and every
 /// earlier one from [`OLDEST_READABLE_VERSION`] on.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The oldest format version this build reads.
 pub const OLDEST_READABLE_VERSION: u32 = 1;
 
@@ -166,6 +166,28 @@ pub const ROW_CODES: u8 = 0x80;
 /// consecutive rows' codes (SPEC.md 5.5). Alone, bit 1 marks zstd row lists.
 pub const ROW_CODE_DELTAS: u8 = 0x02;
 
+/// [`ChunkMeta::str_codec`] of a TIMESTAMP chunk: its keys count whole
+/// seconds. Writers before version 5 wrote 0 into that byte of every
+/// non-string chunk, so their TIMESTAMP chunks read as seconds.
+pub const TIME_UNIT_SECONDS: u8 = 0;
+/// [`ChunkMeta::str_codec`] of a TIMESTAMP chunk (version 5): its keys count
+/// milliseconds.
+pub const TIME_UNIT_MILLIS: u8 = 1;
+/// [`ChunkMeta::str_codec`] of a TIMESTAMP chunk (version 5): its keys count
+/// microseconds, the unit of TIMESTAMP values.
+pub const TIME_UNIT_MICROS: u8 = 2;
+
+/// Microseconds per unit of a TIMESTAMP chunk's keys, by its time unit byte
+/// (`None` for a byte that is no unit).
+pub fn time_unit_micros(unit: u8) -> Option<i64> {
+    match unit {
+        TIME_UNIT_SECONDS => Some(1_000_000),
+        TIME_UNIT_MILLIS => Some(1_000),
+        TIME_UNIT_MICROS => Some(1),
+        _ => None,
+    }
+}
+
 /// Where one section of a column chunk lies in its block file (24 bytes).
 #[derive(Debug, Clone, Copy, Default, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
@@ -205,8 +227,10 @@ pub struct ChunkMeta {
     pub str_blocks: U32,
     /// Number of distinct trigrams (strings only).
     pub trigrams: U32,
-    /// How compressed string blocks are compressed: 0 = LZ4, 1 = zstd
-    /// (version 2; always 0 in version 1, where these 4 bytes were reserved).
+    /// String chunks: how compressed string blocks are compressed: 0 = LZ4,
+    /// 1 = zstd (version 2; always 0 in version 1, where these 4 bytes were
+    /// reserved). TIMESTAMP chunks: the unit of the keys (version 5;
+    /// [`TIME_UNIT_SECONDS`], [`TIME_UNIT_MILLIS`] or [`TIME_UNIT_MICROS`]).
     pub str_codec: u8,
     /// Which compressed sections are zstd frames rather than LZ4 blocks: bit
     /// `i` for the `i`th section that may be compressed, in slot order (see
@@ -269,7 +293,11 @@ mod tests {
     /// already written. Bump FORMAT_VERSION and keep reading old versions.
     #[test]
     fn never_change_these_constants() {
-        assert_eq!(FORMAT_VERSION, 4);
+        assert_eq!(FORMAT_VERSION, 5);
+        assert_eq!(
+            (TIME_UNIT_SECONDS, TIME_UNIT_MILLIS, TIME_UNIT_MICROS),
+            (0, 1, 2)
+        );
         assert_eq!(ROW_CODES, 0x80);
         assert_eq!(ROW_CODE_DELTAS, 0x02);
         assert_eq!(Section::Rows.zstd_bit(), Some(ROW_CODE_DELTAS));

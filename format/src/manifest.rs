@@ -7,13 +7,14 @@ use zerocopy::little_endian::{U32, U64};
 use zerocopy::{FromBytes, IntoBytes};
 
 use crate::error::{FormatError, Result};
+use crate::layout::time_unit_micros;
 use crate::layout::{
     checksum, readable_version, BlockEntry, ChunkMeta, ManifestHead, Section, BLOCK_FOOTER_LEN,
     BLOCK_HEADER_LEN, FORMAT_VERSION, MANIFEST_FOOTER_LEN, MANIFEST_HEADER_LEN, MANIFEST_MAGIC,
-    MAX_BLOCK_ROWS, ROW_CODES, ROW_CODE_DELTAS, SECTION_ALIGN,
+    MAX_BLOCK_ROWS, ROW_CODES, ROW_CODE_DELTAS, SECTION_ALIGN, TIME_UNIT_SECONDS,
 };
 use crate::strings::{STR_CODEC_LZ4, STR_CODEC_ZSTD};
-use crate::types::{DataType, Field, Schema};
+use crate::types::{signed_from_key, DataType, Field, Schema};
 
 /// A table's manifest, decoded.
 #[derive(Debug, Clone)]
@@ -252,7 +253,12 @@ fn check_chunk(
         return Err("no string-to-hash map".into());
     }
     let dict_len = u64::from(chunk.str_dict_len.get());
+    if field.data_type == DataType::Timestamp {
+        check_time_unit(chunk, distinct, version)?;
+    }
     let codec_ok = match (version, chunk.str_codec) {
+        // A TIMESTAMP chunk's byte holds its time unit, checked above.
+        _ if field.data_type == DataType::Timestamp => dict_len == 0,
         (_, STR_CODEC_LZ4) => dict_len == 0,
         (2.., STR_CODEC_ZSTD) => {
             dict_len == 0
@@ -328,6 +334,32 @@ fn check_chunk(
         }
         if u64::from(raw) != stored && !s.may_compress_in(version) {
             return Err(format!("{} section may not be compressed", s.name()));
+        }
+    }
+    Ok(())
+}
+
+/// A TIMESTAMP chunk's time unit (version 5; 0, seconds, before) and its
+/// keys' range: every value must be a TIMESTAMP of whole microseconds in an
+/// `i64`.
+fn check_time_unit(
+    chunk: &ChunkMeta,
+    distinct: u64,
+    version: u32,
+) -> std::result::Result<(), String> {
+    let unit = chunk.str_codec;
+    let scale = match time_unit_micros(unit) {
+        Some(s) if version >= 5 || unit == TIME_UNIT_SECONDS => s,
+        _ => return Err(format!("time unit {unit} in a version {version} manifest")),
+    };
+    if distinct > 0 {
+        for key in [chunk.min.get(), chunk.max.get()] {
+            let v = signed_from_key(key);
+            if v.checked_mul(scale).is_none() {
+                return Err(format!(
+                    "TIMESTAMP value {v} x {scale} microseconds is out of range"
+                ));
+            }
         }
     }
     Ok(())

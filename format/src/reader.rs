@@ -13,15 +13,15 @@ use zerocopy::{FromBytes, IntoBytes};
 use crate::cache::{self, Decoded};
 use crate::error::{FormatError, Result};
 use crate::layout::{
-    checksum, readable_version, ChunkMeta, Section, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN,
-    BLOCK_MAGIC, FORMAT_VERSION, MANIFEST_FILE, ROW_CODES, ROW_CODE_DELTAS, ROW_INDEX_STRIDE,
-    SECTION_COUNT, STRINGS_PER_BLOCK,
+    checksum, readable_version, time_unit_micros, ChunkMeta, Section, BLOCK_FOOTER_LEN,
+    BLOCK_HEADER_LEN, BLOCK_MAGIC, FORMAT_VERSION, MANIFEST_FILE, ROW_CODES, ROW_CODE_DELTAS,
+    ROW_INDEX_STRIDE, SECTION_COUNT, STRINGS_PER_BLOCK,
 };
 use crate::manifest::Manifest;
 use crate::packed::Packed;
 use crate::row_codes::CodeForm;
 use crate::strings;
-use crate::types::{DataType, Schema};
+use crate::types::{signed_from_key, signed_key, DataType, Schema};
 use crate::{delta_planes, row_codes, rowlist, zstd_frames};
 
 /// An open table: its manifest plus lazily mapped block files. Cheap to clone
@@ -66,9 +66,10 @@ pub struct ColumnStats {
     pub distinct: u32,
     /// NULL rows.
     pub null_count: u32,
-    /// Smallest key (fixed-width types, when `distinct > 0`).
+    /// Smallest key (fixed-width types, when `distinct > 0`; TIMESTAMP keys
+    /// in microseconds, whatever unit the chunk stores).
     pub min: u64,
-    /// Largest key (fixed-width types, when `distinct > 0`).
+    /// Largest key (as `min`).
     pub max: u64,
     /// Bytes stored for this column in this block.
     pub bytes: u64,
@@ -147,12 +148,13 @@ impl Table {
     /// Statistics of column `col` in block `block` (no I/O).
     pub fn stats(&self, block: usize, col: usize) -> ColumnStats {
         let m = self.inner.manifest.chunk(block, col);
+        let scale = key_scale(m, self.schema().fields[col].data_type);
         ColumnStats {
             rows: self.block_rows(block),
             distinct: m.distinct.get(),
             null_count: m.null_count.get(),
-            min: m.min.get(),
-            max: m.max.get(),
+            min: scale_key(m.min.get(), scale),
+            max: scale_key(m.max.get(), scale),
             bytes: m
                 .sections
                 .iter()
@@ -570,6 +572,7 @@ impl ColumnChunk {
         let packed = self.packed(Section::Values, self.meta.value_width, self.distinct())?;
         Ok(Keys {
             min: self.meta.min.get(),
+            scale: key_scale(&self.meta, self.data_type()),
             packed,
         })
     }
@@ -728,22 +731,56 @@ impl ColumnChunk {
     }
 }
 
-/// The sorted distinct keys of a fixed-width column chunk.
+/// Microseconds per unit of a chunk's keys: 1 but for TIMESTAMP chunks
+/// stored in seconds or milliseconds (SPEC.md 2).
+fn key_scale(meta: &ChunkMeta, ty: DataType) -> i64 {
+    if ty == DataType::Timestamp {
+        // The manifest's validation admits only known units.
+        time_unit_micros(meta.str_codec).unwrap_or(1)
+    } else {
+        1
+    }
+}
+
+/// A stored key in the value's unit: a TIMESTAMP key of `scale`
+/// microseconds per unit as a key of microseconds. The manifest's validation
+/// keeps the product in range (it saturates otherwise).
+#[inline]
+fn scale_key(key: u64, scale: i64) -> u64 {
+    if scale == 1 {
+        key
+    } else {
+        signed_key(signed_from_key(key).saturating_mul(scale))
+    }
+}
+
+/// The sorted distinct keys of a fixed-width column chunk. TIMESTAMP keys
+/// are microseconds, also where the chunk stores coarser units.
 #[derive(Debug)]
 pub struct Keys<'a> {
+    /// The smallest stored key.
     min: u64,
+    /// Microseconds per unit of stored TIMESTAMP keys; else 1.
+    scale: i64,
     packed: PackedSection<'a>,
 }
 
 impl Keys<'_> {
-    /// The smallest key, to which the packed offsets are added.
+    /// The smallest key.
     pub fn min(&self) -> u64 {
-        self.min
+        scale_key(self.min, self.scale)
     }
 
-    /// The packed `key - min` offsets.
+    /// The packed `key - min` offsets as stored: of the stored keys, in the
+    /// chunk's unit where [`Keys::unit_micros`] is not 1.
     pub fn offsets(&self) -> Packed<'_> {
         self.packed.view()
+    }
+
+    /// Microseconds per unit of the stored keys of a TIMESTAMP chunk (1, 1000
+    /// or 1,000,000); 1 for other types.
+    pub fn unit_micros(&self) -> i64 {
+        self.scale
     }
 
     /// Number of distinct keys.
@@ -759,21 +796,37 @@ impl Keys<'_> {
     /// The `i`th key.
     #[inline]
     pub fn get(&self, i: usize) -> u64 {
-        self.min.wrapping_add(self.packed.view().get(i))
+        scale_key(self.min.wrapping_add(self.packed.view().get(i)), self.scale)
     }
 
     /// All keys, widened.
     pub fn to_vec(&self) -> Vec<u64> {
         let mut v = Vec::with_capacity(self.len());
         self.packed.view().extend_into(&mut v);
-        for k in &mut v {
-            *k = k.wrapping_add(self.min);
+        if self.scale == 1 {
+            for k in &mut v {
+                *k = k.wrapping_add(self.min);
+            }
+        } else {
+            for k in &mut v {
+                *k = scale_key(k.wrapping_add(self.min), self.scale);
+            }
         }
         v
     }
 
     /// Index of the first key `>= key`.
     pub fn lower_bound(&self, key: u64) -> usize {
+        // In the stored unit: the first stored key whose value, scaled, is
+        // at least `key`'s, is the first at least `key`'s value divided by the
+        // scale, rounded up.
+        let key = if self.scale == 1 {
+            key
+        } else {
+            let v = signed_from_key(key);
+            let q = v.div_euclid(self.scale) + i64::from(v.rem_euclid(self.scale) != 0);
+            signed_key(q)
+        };
         if key <= self.min {
             return 0;
         }

@@ -35,7 +35,8 @@ pub enum DataType {
     Float64,
     /// Days since 1970-01-01, as a signed 32-bit number.
     Date,
-    /// Seconds since 1970-01-01 00:00:00 UTC, as a signed 64-bit number.
+    /// Microseconds since 1970-01-01 00:00:00 UTC, as a signed 64-bit number
+    /// (stored per chunk in seconds, milliseconds or microseconds: SPEC.md 2).
     Timestamp,
     /// A fixed-point decimal: a signed 64-bit integer scaled by `10^scale`.
     Decimal {

@@ -7,6 +7,9 @@
 //! string bytes in a chunk for zstd string blocks with a dictionary. Version 3
 //! adds column `w`, keys whose differences compress. Version 4 writes the
 //! same table; its new forms of row codes have a table of their own.
+//! Version 5 stores TIMESTAMP values as microseconds (tables before it hold
+//! whole seconds, read back as microseconds) and adds column `tu`, timestamps
+//! in milliseconds, microseconds and seconds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -108,7 +111,8 @@ fn value(c: usize, r: usize) -> Option<Result<u64, Vec<u8>>> {
         10 if r.is_multiple_of(7) => return None,
         10 => float_key([f64::NAN, f64::NEG_INFINITY, -0.0, 1.5e300, -2.25][r % 5]),
         11 => signed_key(15_887 + i % 31),
-        12 => signed_key(1_372_636_800 + i * 86_399),
+        // Microseconds; versions before 5 stored these as seconds.
+        12 => signed_key((1_372_636_800 + i * 86_399) * 1_000_000),
         13 => signed_key(i * 12_345 - 99_999),
         14 if r.is_multiple_of(6) => return None,
         14 => {
@@ -122,6 +126,15 @@ fn value(c: usize, r: usize) -> Option<Result<u64, Vec<u8>>> {
         15 => return Some(Err(long_string(r))),
         // Keys far apart but evenly spaced: their differences compress.
         16 => ((r as u64) << 40) | (r * r % 1000) as u64,
+        // TIMESTAMP microseconds: whole milliseconds before 1970 in the
+        // first block, microseconds about 1970 in the second, whole seconds
+        // about the year 1 in the third.
+        17 if r == 20 => return None,
+        17 => signed_key(match r / 16 {
+            0 => -1_500_000_000_000 + i * 1_001_000,
+            1 => i * 1_234_567 - 30_000_000,
+            _ => -62_135_596_800_000_000 + i * 1_000_000,
+        }),
         _ => unreachable!(),
     }))
 }
@@ -177,16 +190,38 @@ fn golden_v3_reads_back_exactly() {
 /// table as version 4 writes it.
 #[test]
 fn golden_v4_reads_back_exactly() {
+    check(&golden_dir(4), &schema_v3());
+}
+
+/// Version 5's schema: version 3's and `tu`.
+fn schema_v5() -> Schema {
+    let mut fields = schema_v3().fields;
+    fields.push(Field::new("tu", DataType::Timestamp, true));
+    Schema::new(fields).unwrap()
+}
+
+/// Version 5 stores each TIMESTAMP chunk in the coarsest unit that holds
+/// its values: seconds, milliseconds or microseconds.
+#[test]
+fn golden_v5_reads_back_exactly() {
     assert_eq!(
         strata_format::FORMAT_VERSION,
-        4,
+        5,
         "write a golden table for the new version"
     );
-    let dir = golden_dir(4);
+    let dir = golden_dir(5);
     if std::env::var_os("STRATA_WRITE_GOLDEN").is_some() {
-        write(&dir, &schema_v3());
+        write(&dir, &schema_v5());
     }
-    check(&dir, &schema_v3());
+    check(&dir, &schema_v5());
+    let t = Table::open(&dir).unwrap();
+    let unit = |b: usize, c: usize| t.manifest().chunk(b, c).str_codec;
+    use strata_format::layout::{TIME_UNIT_MICROS, TIME_UNIT_MILLIS, TIME_UNIT_SECONDS};
+    assert_eq!(unit(0, 12), TIME_UNIT_SECONDS);
+    assert_eq!(
+        (unit(0, 17), unit(1, 17), unit(2, 17)),
+        (TIME_UNIT_MILLIS, TIME_UNIT_MICROS, TIME_UNIT_SECONDS)
+    );
 }
 
 /// Rows of the version 4 row-codes golden table.
@@ -217,8 +252,9 @@ fn coded_v4_value(c: usize, r: usize) -> Cell {
     // one user's consecutive rows.
     let user = (r / 37) as u64;
     match c {
+        // Microseconds; version 4 stored these as seconds.
         0 => Some(Ok(signed_key(
-            1_700_000_000 + (mix(user) % 2_000) as i64 + (r % 37) as i64 * 7,
+            (1_700_000_000 + (mix(user) % 2_000) as i64 + (r % 37) as i64 * 7) * 1_000_000,
         ))),
         1 => Some(Ok(mix(r as u64))),
         _ if mix(r as u64) % 17 == 0 => None,

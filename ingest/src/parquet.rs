@@ -1073,7 +1073,7 @@ fn read_column_values(
         ColumnReader::Int96ColumnReader(r) => {
             let vals = read_all(r, take, c.max_def, &mut defs)?;
             conv.emit(out, &defs, c.max_def, take, vals, |cv, v| {
-                cv.convert_int(v.to_seconds() as i128, false)
+                cv.convert_int(v.to_micros() as i128, false)
             });
         }
         ColumnReader::FloatColumnReader(r) => {
@@ -1159,10 +1159,13 @@ enum Presence {
 enum IntKey {
     Signed,
     Unsigned,
-    /// Seconds from units of `1 / per_second` s, floored.
-    Seconds(i64),
-    /// Seconds from days.
-    DaySeconds,
+    /// Microseconds from units of `1 / per_second` s (floored from
+    /// nanoseconds).
+    Micros(i64),
+    /// Microseconds from days.
+    DayMicros,
+    /// Microseconds from seconds.
+    SecondMicros,
 }
 
 impl Converter<'_> {
@@ -1200,10 +1203,10 @@ impl Converter<'_> {
         let how = match (self.target, self.source) {
             (D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64, Source::Int { .. }) => IntKey::Unsigned,
             (D::Int8 | D::Int16 | D::Int32 | D::Int64, Source::Int { .. })
-            | (D::Date, Source::Int { .. } | Source::Date)
-            | (D::Timestamp, Source::Int { .. }) => IntKey::Signed,
-            (D::Timestamp, Source::Timestamp { per_second }) => IntKey::Seconds(per_second),
-            (D::Timestamp, Source::Date) => IntKey::DaySeconds,
+            | (D::Date, Source::Int { .. } | Source::Date) => IntKey::Signed,
+            (D::Timestamp, Source::Int { .. }) => IntKey::SecondMicros,
+            (D::Timestamp, Source::Timestamp { per_second }) => IntKey::Micros(per_second),
+            (D::Timestamp, Source::Date) => IntKey::DayMicros,
             _ => return None,
         };
         let presence = self.presence(vals.len(), defs, max_def, take)?;
@@ -1224,8 +1227,9 @@ impl Converter<'_> {
             match how {
                 IntKey::Unsigned => w as u64,
                 IntKey::Signed => signed_key(w as i64),
-                IntKey::Seconds(per_second) => signed_key((w as i64).div_euclid(per_second)),
-                IntKey::DaySeconds => signed_key((w as i64) * 86_400),
+                IntKey::Micros(per_second) => signed_key(timestamp_micros(w, per_second) as i64),
+                IntKey::DayMicros => signed_key((w as i64) * MICROS_PER_DAY as i64),
+                IntKey::SecondMicros => signed_key((w as i64) * MICROS_PER_SEC as i64),
             }
         };
         Some(match presence {
@@ -1378,6 +1382,24 @@ impl Converter<'_> {
 
 /// Converts an integer (from a column of `source` values) to `t`: a key,
 /// or text for a string column; `from_bool` when it was a boolean.
+/// Microseconds per second and per day (TIMESTAMP values are microseconds).
+const MICROS_PER_SEC: i128 = 1_000_000;
+const MICROS_PER_DAY: i128 = 86_400 * MICROS_PER_SEC;
+
+/// Microseconds of `v` units of `1 / per_second` seconds: milliseconds
+/// scaled up, nanoseconds rounded half away from zero (as DuckDB casts
+/// TIMESTAMP_NS to TIMESTAMP).
+fn timestamp_micros(v: i128, per_second: i64) -> i128 {
+    let per_second = i128::from(per_second);
+    if per_second <= MICROS_PER_SEC {
+        v * (MICROS_PER_SEC / per_second)
+    } else {
+        let d = per_second / MICROS_PER_SEC;
+        let (q, r) = (v / d, v % d);
+        q + i128::from(2 * r >= d) - i128::from(2 * r <= -d)
+    }
+}
+
 fn convert_int(
     t: DataType,
     source: Source,
@@ -1412,15 +1434,18 @@ fn convert_int(
         D::Float64 => float_key(scaled_float(source, v)),
         D::Date => signed_key(range(i32::MIN as i128, i32::MAX as i128)? as i64),
         D::Timestamp => {
-            let secs = match source {
-                Source::Timestamp { per_second } => v.div_euclid(per_second as i128),
-                Source::Date => v * 86_400,
-                _ => v,
+            let micros = match source {
+                Source::Timestamp { per_second } => timestamp_micros(v, per_second),
+                Source::Date => v * MICROS_PER_DAY,
+                // INT96 values arrive as microseconds.
+                Source::Int96 => v,
+                // Plain integers count seconds.
+                _ => v * MICROS_PER_SEC,
             };
-            if secs < i64::MIN as i128 || secs > i64::MAX as i128 {
+            if micros < i64::MIN as i128 || micros > i64::MAX as i128 {
                 return Err(format!("{v} is out of range for TIMESTAMP"));
             }
-            signed_key(secs as i64)
+            signed_key(micros as i64)
         }
         D::Decimal { precision, scale } => {
             let from_scale = match source {
@@ -1699,10 +1724,21 @@ mod tests {
         assert_eq!(signed(&c("d")[0]), Some(15901));
         assert_eq!(signed(&c("d")[2]), Some(-1));
         assert_eq!(c("d")[3], V::Null);
-        // Timestamps floor to whole seconds.
+        // Timestamps are microseconds: nanoseconds round to the nearest.
+        let ts = |name, r: usize| signed(&c(name)[r]);
+        assert_eq!(
+            (ts("ts_ms", 0), ts("ts_us", 0), ts("ts_ns", 0)),
+            (
+                Some(1_373_834_327_123_000),
+                Some(1_373_834_327_123_456),
+                Some(1_373_834_327_123_457)
+            )
+        );
+        assert_eq!(
+            (ts("ts_ms", 1), ts("ts_us", 1), ts("ts_ns", 1)),
+            (Some(-1000), Some(-1), Some(0))
+        );
         for name in ["ts_ms", "ts_us", "ts_ns"] {
-            assert_eq!(signed(&c(name)[0]), Some(1373834327), "{name}");
-            assert_eq!(signed(&c(name)[1]), Some(-1), "{name}");
             assert_eq!(signed(&c(name)[2]), Some(0), "{name}");
         }
         assert_eq!(signed(&c("dec9")[0]), Some(12345));
@@ -1768,7 +1804,11 @@ mod tests {
         let (got, _, _) = read(&["int96.parquet"], &schema, 100, 0).unwrap();
         assert_eq!(
             got[0],
-            vec![V::K(signed_key(1373834327)), V::K(signed_key(0)), V::Null]
+            vec![
+                V::K(signed_key(1_373_834_327_000_000)),
+                V::K(signed_key(0)),
+                V::Null
+            ]
         );
     }
 
@@ -1793,7 +1833,8 @@ mod tests {
         let (got, bad, _) = read(&["hits_layout.parquet"], &s, 2, 0).unwrap();
         assert_eq!(bad, 0);
         let c = |n| col(&got, &s, n);
-        assert_eq!(signed(&c("EventTime")[0]), Some(1373834327));
+        // Unix seconds stored as microseconds.
+        assert_eq!(signed(&c("EventTime")[0]), Some(1373834327 * 1_000_000));
         assert_eq!(signed(&c("EventDate")[0]), Some(15901));
         assert_eq!(signed(&c("WatchID")[1]), Some(-8421854722398150000));
         assert_eq!(c("URL")[1], V::S(b"http://b/\nnewline".to_vec()));
@@ -1839,7 +1880,7 @@ mod tests {
                     assert!(keys(time).iter().all(|&k| {
                         let t = signed_from_key(k);
                         // 2013-07-14 20:00 .. 2013-07-15 20:00 UTC (EventDate is Moscow time).
-                        (1373832000..1373918400).contains(&t)
+                        (1_373_832_000_000_000..1_373_918_400_000_000).contains(&t)
                     }))
                 }
                 _ => panic!("EventTime is not a string"),
@@ -1858,7 +1899,10 @@ mod tests {
         assert_eq!(c("name")[2099], V::S(b"name2099".to_vec()));
         assert_eq!(signed(&c("price")[3]), Some(375));
         assert_eq!(signed(&c("small")[15]), Some(15));
-        assert_eq!(signed(&c("ts")[2049]), Some(1373882400 + 2049));
+        assert_eq!(
+            signed(&c("ts")[2049]),
+            Some((1373882400 + 2049) * 1_000_000)
+        );
         assert_eq!(signed(&c("day")[31]), Some(15902));
         assert_eq!(c("big")[2099], V::K(2099 * 1_000_000_000_000));
     }
@@ -1874,7 +1918,7 @@ mod tests {
         assert_eq!(got[1][1], V::K(float_key(-1.0001)));
         assert_eq!(signed(&got[2][2]), Some(15901));
         assert_eq!(got[3][0], V::S(b"-2147483648".to_vec()));
-        assert_eq!(signed(&got[4][0]), Some(15901 * 86400));
+        assert_eq!(signed(&got[4][0]), Some(15901 * 86400 * 1_000_000));
     }
 
     #[test]

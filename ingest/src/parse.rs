@@ -10,8 +10,8 @@
 //! - booleans: `true`/`false`, `t`/`f`, `yes`/`no`, `1`/`0` (any case);
 //! - dates: `YYYY-MM-DD`;
 //! - timestamps: `YYYY-MM-DD[( |T)HH:MM[:SS[.fff...]]][Z|±HH[:MM]]`, or a bare
-//!   date (midnight). Timestamps are whole seconds: a fraction is truncated
-//!   (toward the past), an offset converts to UTC;
+//!   date (midnight). Timestamps are microseconds: fraction digits beyond
+//!   the sixth are dropped (as DuckDB does), an offset converts to UTC;
 //! - decimals: optional sign, digits, optional `.` and digits; parsed exactly
 //!   in integer arithmetic, extra fraction digits rounded half away from zero
 //!   (as DuckDB does), more integer digits than `precision - scale` rejected.
@@ -209,17 +209,18 @@ pub fn parse_date(s: &[u8]) -> Result<i32, String> {
     }
 }
 
-/// A timestamp as seconds since 1970-01-01 00:00:00 UTC.
+/// A timestamp as microseconds since 1970-01-01 00:00:00 UTC.
 pub fn parse_timestamp(s: &[u8]) -> Result<i64, String> {
     timestamp_inner(s)
         .ok_or_else(|| "not a valid TIMESTAMP (expected YYYY-MM-DD HH:MM:SS[.fff])".to_string())
 }
 
 fn timestamp_inner(s: &[u8]) -> Option<i64> {
+    const MICROS_PER_SEC: i64 = 1_000_000;
     let (days, rest) = date_prefix(s)?;
-    let mut secs = days * 86_400;
+    let mut micros = days.checked_mul(86_400 * MICROS_PER_SEC)?;
     let rest = match rest {
-        [] => return Some(secs),
+        [] => return Some(micros),
         [b' ' | b'T', rest @ ..] => rest,
         _ => return None,
     };
@@ -230,6 +231,7 @@ fn timestamp_inner(s: &[u8]) -> Option<i64> {
     let mi = digits(&rest[3..], 2)?;
     let mut rest = &rest[5..];
     let mut sec = 0;
+    let mut frac = 0i64;
     if let [b':', r @ ..] = rest {
         sec = digits(r, 2)?;
         rest = &r[2..];
@@ -238,13 +240,16 @@ fn timestamp_inner(s: &[u8]) -> Option<i64> {
             if n == 0 {
                 return None;
             }
+            for (i, &b) in r[..n.min(6)].iter().enumerate() {
+                frac += i64::from(b - b'0') * 10i64.pow(5 - i as u32);
+            }
             rest = &r[n..];
         }
     }
     if h > 23 || mi > 59 || sec > 60 {
         return None;
     }
-    secs += (h * 3600 + mi * 60 + sec) as i64;
+    micros = micros.checked_add((h * 3600 + mi * 60 + sec) as i64 * MICROS_PER_SEC + frac)?;
     let offset = match rest {
         [] | [b'Z'] | [b'z'] => 0,
         [sign @ (b'+' | b'-'), r @ ..] => {
@@ -255,7 +260,7 @@ fn timestamp_inner(s: &[u8]) -> Option<i64> {
                 m if m.len() == 2 => digits(m, 2)? as i64,
                 _ => return None,
             };
-            let o = oh * 3600 + om * 60;
+            let o = (oh * 3600 + om * 60) * MICROS_PER_SEC;
             if *sign == b'-' {
                 -o
             } else {
@@ -264,7 +269,7 @@ fn timestamp_inner(s: &[u8]) -> Option<i64> {
         }
         _ => return None,
     };
-    Some(secs - offset)
+    micros.checked_sub(offset)
 }
 
 /// `10^n` for `n <= 38`.
@@ -398,17 +403,21 @@ mod tests {
 
     #[test]
     fn timestamps() {
-        let t = |s: &str| parse_timestamp(s.as_bytes());
-        assert_eq!(t("1970-01-01 00:00:00"), Ok(0));
-        assert_eq!(t("2013-07-14 20:38:47"), Ok(1373834327));
-        assert_eq!(t("2013-07-14T20:38:47"), Ok(1373834327));
-        assert_eq!(t("2013-07-14 20:38:47.999"), Ok(1373834327));
-        assert_eq!(t("2013-07-14 20:38"), Ok(1373834280));
-        assert_eq!(t("2013-07-14"), Ok(1373760000));
-        assert_eq!(t("2013-07-14T20:38:47Z"), Ok(1373834327));
-        assert_eq!(t("2013-07-14T22:38:47+02:00"), Ok(1373834327));
-        assert_eq!(t("2013-07-14T18:38:47-0200"), Ok(1373834327));
-        assert_eq!(t("1969-12-31 23:59:59"), Ok(-1));
+        // Seconds, as the microseconds the parser returns.
+        let t = |s: &str| parse_timestamp(s.as_bytes()).map(|us| us as f64 / 1e6);
+        assert_eq!(t("1970-01-01 00:00:00"), Ok(0.0));
+        assert_eq!(t("2013-07-14 20:38:47"), Ok(1373834327.0));
+        assert_eq!(t("2013-07-14T20:38:47"), Ok(1373834327.0));
+        assert_eq!(t("2013-07-14 20:38:47.999"), Ok(1373834327.999));
+        assert_eq!(t("2013-07-14 20:38:47.12"), Ok(1373834327.12));
+        assert_eq!(t("2013-07-14 20:38:47.1234569"), Ok(1373834327.123456));
+        assert_eq!(t("2013-07-14 20:38"), Ok(1373834280.0));
+        assert_eq!(t("2013-07-14"), Ok(1373760000.0));
+        assert_eq!(t("2013-07-14T20:38:47Z"), Ok(1373834327.0));
+        assert_eq!(t("2013-07-14T22:38:47.5+02:00"), Ok(1373834327.5));
+        assert_eq!(t("2013-07-14T18:38:47-0200"), Ok(1373834327.0));
+        assert_eq!(t("1969-12-31 23:59:59"), Ok(-1.0));
+        assert_eq!(parse_timestamp(b"1969-12-31 23:59:59.999999"), Ok(-1));
         for bad in [
             "2013-07-14 24:00:00",
             "2013-07-14 20:61:00",

@@ -289,9 +289,8 @@ impl Cell {
             (_, Value::Null) => Cell::Null,
             (_, Value::Bool(b)) => Cell::Bool(*b),
             (LType::Date, Value::Int(d)) => Cell::Date(*d),
-            (LType::Timestamp, Value::Int(s)) => {
-                Cell::Ts(s.saturating_mul(1_000_000).clamp(i64::MIN + 1, i64::MAX))
-            }
+            // Microseconds, as the cell's.
+            (LType::Timestamp, Value::Int(us)) => Cell::Ts(*us),
             (LType::Decimal(_, s), Value::Int(x)) => Cell::Dec(i128::from(*x), s),
             (LType::Decimal(_, s), Value::Huge(x)) => Cell::Dec(*x, s),
             (_, Value::Int(x)) => Cell::Int(i128::from(*x)),
@@ -347,7 +346,8 @@ impl Cell {
             (Storage::Float32 | Storage::Float64, Cell::Float(f)) => float_key(*f),
             (_, Cell::Dec(x, _)) => signed_key(i64::try_from(*x).ok()?),
             (_, Cell::Date(d)) => signed_key(*d),
-            (_, Cell::Ts(us)) => signed_key(us.div_euclid(1_000_000)),
+            // TIMESTAMP keys are microseconds.
+            (_, Cell::Ts(us)) => signed_key(*us),
             _ => return None,
         })
     }

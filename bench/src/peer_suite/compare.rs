@@ -131,18 +131,23 @@ pub fn strata_cell(ty: DataType, v: &Value) -> Cell {
         (_, Value::Null) => Cell::Null,
         (_, Value::Bool(b)) => Cell::Bool(*b),
         (DataType::Date, Value::Int(d)) => Cell::Text("date", date_text(*d)),
-        (DataType::Timestamp, Value::Int(s)) => {
-            let (days, secs) = (s.div_euclid(86_400), s.rem_euclid(86_400));
-            Cell::Text(
-                "timestamp",
-                format!(
-                    "{} {:02}:{:02}:{:02}",
-                    date_text(days),
-                    secs / 3600,
-                    secs / 60 % 60,
-                    secs % 60
-                ),
-            )
+        (DataType::Timestamp, Value::Int(us)) => {
+            // Microseconds, printed as DuckDB prints them: a fraction only
+            // when not zero, without trailing zeros.
+            const PER_DAY: i64 = 86_400_000_000;
+            let (days, rem) = (us.div_euclid(PER_DAY), us.rem_euclid(PER_DAY));
+            let (secs, frac) = (rem / 1_000_000, rem % 1_000_000);
+            let mut text = format!(
+                "{} {:02}:{:02}:{:02}",
+                date_text(days),
+                secs / 3600,
+                secs / 60 % 60,
+                secs % 60
+            );
+            if frac != 0 {
+                text.push_str(format!(".{frac:06}").trim_end_matches('0'));
+            }
+            Cell::Text("timestamp", text)
         }
         (DataType::Decimal(_, s), Value::Int(x)) => {
             Cell::Exact(Exact::new(i128::from(*x), u32::from(s)))
@@ -493,8 +498,12 @@ mod tests {
             Cell::Text("date", "1969-12-31".into())
         );
         assert_eq!(
-            strata_cell(DataType::Timestamp, &Value::Int(1_609_477_870)),
+            strata_cell(DataType::Timestamp, &Value::Int(1_609_477_870_000_000)),
             Cell::Text("timestamp", "2021-01-01 05:11:10".into())
+        );
+        assert_eq!(
+            strata_cell(DataType::Timestamp, &Value::Int(-1)),
+            Cell::Text("timestamp", "1969-12-31 23:59:59.999999".into())
         );
         assert_eq!(
             strata_cell(DataType::Decimal(10, 3), &Value::Int(110_000)),

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use crate::error::{EngineError, Result};
 use crate::value::{
     format_date, format_decimal_text, format_float_text, format_timestamp, parse_date,
-    parse_timestamp, Data, LType, Phys, Value, Vector,
+    parse_timestamp, Data, LType, Phys, Value, Vector, MICROS_PER_DAY, MICROS_PER_SEC,
 };
 
 /// Arithmetic operators.
@@ -138,8 +138,12 @@ pub enum DatePart {
     Hour,
     /// Minute.
     Minute,
-    /// Second.
+    /// Second (EXTRACT: the whole seconds of the minute).
     Second,
+    /// Millisecond (EXTRACT: the minute's seconds in milliseconds).
+    Millisecond,
+    /// Microsecond (EXTRACT: the minute's seconds in microseconds).
+    Microsecond,
     /// Day of the week (Sunday = 0).
     Dow,
     /// Day of the year (1-366).
@@ -154,6 +158,16 @@ pub enum DatePart {
     IsoDow,
     /// ISO year (the year of the week's Thursday).
     IsoYear,
+    /// Decade (the year divided by 10).
+    Decade,
+    /// Century (2000 is in the 20th, 2001 in the 21st).
+    Century,
+    /// Millennium (2000 is in the 2nd, 2001 in the 3rd).
+    Millennium,
+    /// Era: 1 for years AD, 0 before.
+    Era,
+    /// ISO year times 100 plus ISO week.
+    YearWeek,
 }
 
 /// A bound expression with its result type.
@@ -658,6 +672,25 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
                 Cow::Owned(cast(&v, e.ty)?)
             }
         }
+        ExprKind::Extract(DatePart::Epoch, x) => {
+            let v = eval(x, len, inp)?;
+            let Data::I64(d) = &v.data else {
+                return Err(EngineError::Internal("date function on a non-date".into()));
+            };
+            // Seconds since the epoch with their fraction (as DuckDB).
+            let secs = d
+                .iter()
+                .map(|&t| match v.ty {
+                    LType::Date => (t * 86_400) as f64,
+                    _ => t as f64 / MICROS_PER_SEC as f64,
+                })
+                .collect();
+            Cow::Owned(Vector {
+                ty: e.ty,
+                data: Data::F64(secs),
+                nulls: v.nulls.clone(),
+            })
+        }
         ExprKind::Extract(part, x) => {
             let v = eval(x, len, inp)?;
             let ints = map_i64(&v, LType::Int64, |t| extract(*part, v.ty, t))?;
@@ -769,10 +802,16 @@ fn map_i64(v: &Vector, ty: LType, f: impl Fn(i64) -> i64) -> Result<Vector> {
     })
 }
 
+/// Part `part` of a DATE (days) or TIMESTAMP (microseconds) `t`.
 fn extract(part: DatePart, ty: LType, t: i64) -> i64 {
-    let secs = if ty == LType::Date { t * 86400 } else { t };
-    let days = secs.div_euclid(86400);
-    let rem = secs.rem_euclid(86400);
+    let micros = if ty == LType::Date {
+        t.saturating_mul(MICROS_PER_DAY)
+    } else {
+        t
+    };
+    let days = micros.div_euclid(MICROS_PER_DAY);
+    let rem_us = micros.rem_euclid(MICROS_PER_DAY);
+    let rem = rem_us / MICROS_PER_SEC;
     let (y, m, d) = crate::value::civil_from_days(days);
     match part {
         DatePart::Year => y,
@@ -781,34 +820,68 @@ fn extract(part: DatePart, ty: LType, t: i64) -> i64 {
         DatePart::Hour => rem / 3600,
         DatePart::Minute => rem / 60 % 60,
         DatePart::Second => rem % 60,
+        DatePart::Millisecond => rem_us % (60 * MICROS_PER_SEC) / 1000,
+        DatePart::Microsecond => rem_us % (60 * MICROS_PER_SEC),
         DatePart::Dow => (days + 4).rem_euclid(7),
         DatePart::Doy => days - crate::value::days_from_civil(y, 1, 1) + 1,
-        DatePart::Epoch => secs,
+        DatePart::Epoch => micros.div_euclid(MICROS_PER_SEC),
         DatePart::Quarter => (i64::from(m) - 1) / 3 + 1,
         DatePart::Week => crate::expr::scalar::iso_week(days).1,
         DatePart::IsoYear => crate::expr::scalar::iso_week(days).0,
         DatePart::IsoDow => (days + 3).rem_euclid(7) + 1,
+        DatePart::Decade => y.div_euclid(10),
+        DatePart::Century => {
+            if y > 0 {
+                (y - 1) / 100 + 1
+            } else {
+                -((-y) / 100) - 1
+            }
+        }
+        DatePart::Millennium => {
+            if y > 0 {
+                (y - 1) / 1000 + 1
+            } else {
+                -((-y) / 1000) - 1
+            }
+        }
+        DatePart::Era => i64::from(y > 0),
+        DatePart::YearWeek => {
+            let (iy, w) = crate::expr::scalar::iso_week(days);
+            iy * 100 + if iy < 0 { -w } else { w }
+        }
     }
 }
 
+/// `t` (DATE days or TIMESTAMP microseconds) truncated to `part`.
 fn date_trunc(part: DatePart, ty: LType, t: i64) -> i64 {
-    let secs = if ty == LType::Date { t * 86400 } else { t };
-    let days = secs.div_euclid(86400);
+    let micros = if ty == LType::Date {
+        t.saturating_mul(MICROS_PER_DAY)
+    } else {
+        t
+    };
+    let days = micros.div_euclid(MICROS_PER_DAY);
     let (y, m, _) = crate::value::civil_from_days(days);
+    let day = |y, m| crate::value::days_from_civil(y, m, 1) * MICROS_PER_DAY;
+    let floor = |unit: i64| micros - micros.rem_euclid(unit);
     let out = match part {
-        DatePart::Year => crate::value::days_from_civil(y, 1, 1) * 86400,
-        DatePart::Month => crate::value::days_from_civil(y, m, 1) * 86400,
-        DatePart::Quarter => crate::value::days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * 86400,
-        DatePart::Week | DatePart::IsoDow | DatePart::IsoYear => {
-            (days - (days + 3).rem_euclid(7)) * 86400
+        DatePart::Year | DatePart::Era => day(y, 1),
+        DatePart::Decade => day(y - y.rem_euclid(10), 1),
+        DatePart::Century => day(y - y.rem_euclid(100), 1),
+        DatePart::Millennium => day(y - y.rem_euclid(1000), 1),
+        DatePart::Month => day(y, m),
+        DatePart::Quarter => day(y, (m - 1) / 3 * 3 + 1),
+        DatePart::Week | DatePart::IsoDow | DatePart::IsoYear | DatePart::YearWeek => {
+            (days - (days + 3).rem_euclid(7)) * MICROS_PER_DAY
         }
-        DatePart::Day | DatePart::Dow | DatePart::Doy => days * 86400,
-        DatePart::Hour => secs - secs.rem_euclid(3600),
-        DatePart::Minute => secs - secs.rem_euclid(60),
-        DatePart::Second | DatePart::Epoch => secs,
+        DatePart::Day | DatePart::Dow | DatePart::Doy => days * MICROS_PER_DAY,
+        DatePart::Hour => floor(3600 * MICROS_PER_SEC),
+        DatePart::Minute => floor(60 * MICROS_PER_SEC),
+        DatePart::Second | DatePart::Epoch => floor(MICROS_PER_SEC),
+        DatePart::Millisecond => floor(1000),
+        DatePart::Microsecond => micros,
     };
     if ty == LType::Date {
-        out.div_euclid(86400)
+        out.div_euclid(MICROS_PER_DAY)
     } else {
         out
     }
@@ -992,7 +1065,7 @@ fn cast_exact_numbers(v: &Vector, to: LType) -> Option<Result<Vector>> {
             for i in 0..n {
                 let d = value(i);
                 let s = if live(i) {
-                    d.checked_mul(86400)
+                    d.checked_mul(i128::from(MICROS_PER_DAY))
                 } else {
                     Some(0)
                 };
@@ -1139,14 +1212,14 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
         (LType::Date, LType::Timestamp) => {
             if let Value::Int(d) = v {
                 return d
-                    .checked_mul(86400)
+                    .checked_mul(MICROS_PER_DAY)
                     .map(Value::Int)
                     .ok_or_else(|| range_err(d));
             }
         }
         (LType::Timestamp, LType::Date) => {
             if let Value::Int(s) = v {
-                return Ok(Value::Int(s.div_euclid(86400)));
+                return Ok(Value::Int(s.div_euclid(MICROS_PER_DAY)));
             }
         }
         (LType::Date | LType::Timestamp, _) | (_, LType::Date | LType::Timestamp) => {

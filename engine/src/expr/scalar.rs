@@ -1,10 +1,12 @@
 //! Other scalar functions: `COALESCE`, `NULLIF`, `GREATEST`/`LEAST`,
 //! date/timestamp arithmetic with intervals and `strftime`. Arguments are
 //! cast to the result type by the binder (dates and timestamps are day and
-//! second counts).
+//! microsecond counts).
 
 use crate::error::{invalid, EngineError, Result};
-use crate::value::{civil_from_days, days_from_civil, Data, LType, Value, Vector};
+use crate::value::{
+    civil_from_days, days_from_civil, Data, LType, Value, Vector, MICROS_PER_DAY, MICROS_PER_SEC,
+};
 
 /// A scalar function of [`crate::expr::ExprKind::Func`].
 #[derive(Debug, Clone, PartialEq)]
@@ -17,17 +19,37 @@ pub enum Func {
     Greatest,
     /// The smallest non-NULL argument.
     Least,
-    /// A TIMESTAMP plus `months` months and `secs` seconds.
+    /// A TIMESTAMP plus `months` months and `micros` microseconds.
     AddInterval {
         /// Months to add (day of month clamped to the month's end).
         months: i64,
-        /// Seconds to add.
-        secs: i64,
+        /// Microseconds to add.
+        micros: i64,
     },
     /// `strftime(x, format)` of a DATE or TIMESTAMP (the specifiers).
     Strftime(Vec<FmtItem>),
     /// `round`, `floor` or `ceil` (see [`crate::expr::rounding`]).
     Rounding(crate::expr::rounding::Rounding),
+    /// `date_diff(part, start, end)` of two TIMESTAMPs: the `part`
+    /// boundaries crossed from start to end (BIGINT).
+    DateDiff(crate::expr::DatePart),
+    /// `make_date(year, month, day)` (BIGINT arguments) as a DATE.
+    MakeDate,
+    /// `make_timestamp(year, month, day, hour, minute, seconds)` (five
+    /// BIGINTs and a DOUBLE) as a TIMESTAMP.
+    MakeTimestamp,
+    /// `epoch_ms(BIGINT)` (milliseconds, the factor 1000) or
+    /// `make_timestamp(BIGINT)` (microseconds, 1): units since the epoch as
+    /// a TIMESTAMP, the factor being microseconds per unit.
+    EpochToTimestamp(i64),
+    /// `epoch_ms(TIMESTAMP)`: milliseconds since the epoch (rounded).
+    EpochMs,
+    /// `dayname(TIMESTAMP)`: the English name of the day of the week.
+    DayName,
+    /// `monthname(TIMESTAMP)`: the English name of the month.
+    MonthName,
+    /// `last_day(TIMESTAMP)`: the DATE of the last day of the month.
+    LastDay,
 }
 
 /// A piece of a `strftime` format.
@@ -50,6 +72,14 @@ impl Func {
             Func::AddInterval { .. } => "add_interval",
             Func::Strftime(_) => "strftime",
             Func::Rounding(r) => r.name(),
+            Func::DateDiff(_) => "date_diff",
+            Func::MakeDate => "make_date",
+            Func::MakeTimestamp => "make_timestamp",
+            Func::EpochToTimestamp(1) => "make_timestamp",
+            Func::EpochToTimestamp(_) | Func::EpochMs => "epoch_ms",
+            Func::DayName => "dayname",
+            Func::MonthName => "monthname",
+            Func::LastDay => "last_day",
         }
     }
 }
@@ -71,7 +101,7 @@ pub fn parse_format(f: &str) -> Result<Vec<FmtItem>> {
         match s {
             '%' => text.push('%'),
             'Y' | 'y' | 'm' | 'd' | 'H' | 'M' | 'S' | 'j' | 'a' | 'A' | 'b' | 'B' | 'h' | 'w'
-            | 'u' | 'I' | 'p' | 'G' | 'V' | 'f' | 'g' => {
+            | 'u' | 'I' | 'p' | 'G' | 'V' | 'f' | 'g' | 'n' => {
                 if !text.is_empty() {
                     out.push(FmtItem::Text(std::mem::take(&mut text)));
                 }
@@ -91,7 +121,8 @@ pub fn parse_format(f: &str) -> Result<Vec<FmtItem>> {
 }
 
 /// Parses the text of an interval (`INTERVAL 1 DAY`, `INTERVAL '90
-/// minutes'`, `INTERVAL '1 day 2 hours'`) into (months, seconds).
+/// minutes'`, `INTERVAL '1 day 2 hours'`, `INTERVAL '1.5 seconds'`) into
+/// (months, microseconds).
 pub fn parse_interval(text: &str) -> Result<(i64, i64)> {
     let t = text.trim();
     let t = t
@@ -100,38 +131,54 @@ pub fn parse_interval(text: &str) -> Result<(i64, i64)> {
         .map_or(t, |_| &t[8..]);
     let cleaned: String = t.chars().filter(|&c| c != '\'' && c != '"').collect();
     let words: Vec<&str> = cleaned.split_whitespace().collect();
-    let (mut months, mut secs) = (0i64, 0i64);
+    let (mut months, mut micros) = (0i64, 0i64);
     let mut i = 0;
     let bad = || EngineError::Invalid(format!("cannot parse interval {text:?}"));
     while i < words.len() {
-        let n: i64 = words[i].parse().map_err(|_| bad())?;
+        let n: f64 = words[i].parse().map_err(|_| bad())?;
+        let whole = n.trunc() as i64;
         let unit = words.get(i + 1).ok_or_else(bad)?.to_ascii_lowercase();
-        let unit = unit.trim_end_matches('s');
-        match unit {
-            "year" | "yr" | "y" => months += 12 * n,
-            "month" | "mon" => months += n,
-            "week" | "w" => secs += 7 * 86400 * n,
-            "day" | "d" => secs += 86400 * n,
-            "hour" | "hr" | "h" => secs += 3600 * n,
-            "minute" | "min" | "m" => secs += 60 * n,
-            "second" | "sec" => secs += n,
-            _ => return Err(bad()),
+        // Microseconds of one unit (0 for months and years).
+        let per = match unit.as_str() {
+            "ms" | "msec" | "msecs" | "millisecond" | "milliseconds" => 1_000,
+            "us" | "usec" | "usecs" | "microsecond" | "microseconds" => 1,
+            u => match u.trim_end_matches('s') {
+                "year" | "yr" | "y" => {
+                    months += 12 * whole;
+                    0
+                }
+                "month" | "mon" => {
+                    months += whole;
+                    0
+                }
+                "week" | "w" => 7 * MICROS_PER_DAY,
+                "day" | "d" => MICROS_PER_DAY,
+                "hour" | "hr" | "h" => 3600 * MICROS_PER_SEC,
+                "minute" | "min" | "m" => 60 * MICROS_PER_SEC,
+                "second" | "sec" => MICROS_PER_SEC,
+                _ => return Err(bad()),
+            },
+        };
+        if per == 0 && n.fract() != 0.0 {
+            return Err(bad());
         }
+        micros += (n * per as f64).round() as i64;
         i += 2;
     }
     if words.is_empty() {
         return Err(bad());
     }
-    Ok((months, secs))
+    Ok((months, micros))
 }
 
-/// Adds `months` to a timestamp (seconds), clamping the day of the month.
+/// Adds `months` to a timestamp (microseconds), clamping the day of the
+/// month.
 fn add_months(t: i64, months: i64) -> i64 {
     if months == 0 {
         return t;
     }
-    let days = t.div_euclid(86400);
-    let rem = t.rem_euclid(86400);
+    let days = t.div_euclid(MICROS_PER_DAY);
+    let rem = t.rem_euclid(MICROS_PER_DAY);
     let (y, m, d) = civil_from_days(days);
     let total = y * 12 + i64::from(m) - 1 + months;
     let (ny, nm) = (total.div_euclid(12), (total.rem_euclid(12) + 1) as u32);
@@ -141,7 +188,7 @@ fn add_months(t: i64, months: i64) -> i64 {
         days_from_civil(ny, nm + 1, 1)
     };
     let last = (next - days_from_civil(ny, nm, 1)) as u32;
-    days_from_civil(ny, nm, d.min(last)) * 86400 + rem
+    days_from_civil(ny, nm, d.min(last)) * MICROS_PER_DAY + rem
 }
 
 const DAYS: [&str; 7] = [
@@ -177,10 +224,12 @@ pub fn iso_week(days: i64) -> (i64, i64) {
     (y, week)
 }
 
-fn strftime(items: &[FmtItem], secs: i64) -> Vec<u8> {
+fn strftime(items: &[FmtItem], micros: i64) -> Vec<u8> {
     use std::fmt::Write;
-    let days = secs.div_euclid(86400);
-    let rem = secs.rem_euclid(86400);
+    let days = micros.div_euclid(MICROS_PER_DAY);
+    let rem_us = micros.rem_euclid(MICROS_PER_DAY);
+    let rem = rem_us / MICROS_PER_SEC;
+    let frac = rem_us % MICROS_PER_SEC;
     let (y, m, d) = civil_from_days(days);
     let dow = (days + 4).rem_euclid(7) as usize;
     let mut s = String::new();
@@ -189,7 +238,7 @@ fn strftime(items: &[FmtItem], secs: i64) -> Vec<u8> {
             FmtItem::Text(t) => s.push_str(t),
             FmtItem::Spec(c) => {
                 let _ = match c {
-                    'Y' => write!(s, "{y}"),
+                    'Y' => write!(s, "{y:04}"),
                     'y' => write!(s, "{:02}", y.rem_euclid(100)),
                     'm' => write!(s, "{m:02}"),
                     'd' => write!(s, "{d:02}"),
@@ -198,7 +247,9 @@ fn strftime(items: &[FmtItem], secs: i64) -> Vec<u8> {
                     'p' => write!(s, "{}", if rem < 43200 { "AM" } else { "PM" }),
                     'M' => write!(s, "{:02}", rem / 60 % 60),
                     'S' => write!(s, "{:02}", rem % 60),
-                    'f' => write!(s, "000000"),
+                    'f' => write!(s, "{frac:06}"),
+                    'g' => write!(s, "{:03}", frac / 1000),
+                    'n' => write!(s, "{:09}", frac * 1000),
                     'j' => write!(s, "{:03}", days - days_from_civil(y, 1, 1) + 1),
                     'a' => write!(s, "{}", &DAYS[dow][..3]),
                     'A' => write!(s, "{}", DAYS[dow]),
@@ -207,7 +258,6 @@ fn strftime(items: &[FmtItem], secs: i64) -> Vec<u8> {
                     'w' => write!(s, "{dow}"),
                     'u' => write!(s, "{}", if dow == 0 { 7 } else { dow }),
                     'G' => write!(s, "{}", iso_week(days).0),
-                    'g' => write!(s, "{:02}", iso_week(days).0.rem_euclid(100)),
                     'V' => write!(s, "{:02}", iso_week(days).1),
                     _ => Ok(()),
                 };
@@ -215,6 +265,129 @@ fn strftime(items: &[FmtItem], secs: i64) -> Vec<u8> {
         }
     }
     s.into_bytes()
+}
+
+/// An `i64` argument of a date function.
+fn int_arg(v: &Value) -> Result<i64> {
+    match v {
+        Value::Int(x) => Ok(*x),
+        other => Err(EngineError::Internal(format!(
+            "date function argument {other:?} is not an integer"
+        ))),
+    }
+}
+
+/// The last day of month `m` of year `y`.
+fn month_days(y: i64, m: u32) -> i64 {
+    let next = if m == 12 {
+        days_from_civil(y + 1, 1, 1)
+    } else {
+        days_from_civil(y, m + 1, 1)
+    };
+    next - days_from_civil(y, m, 1)
+}
+
+/// `date_diff(part, a, b)` of two TIMESTAMPs (microseconds), as DuckDB
+/// counts it: calendar parts by their numbers, fixed-length parts by the
+/// boundaries crossed, weeks as whole 7-day spans of days.
+fn date_diff(part: crate::expr::DatePart, a: i64, b: i64) -> i128 {
+    use crate::expr::DatePart as P;
+    let floor = |t: i64, unit: i64| i128::from(t.div_euclid(unit));
+    let (da, db) = (a.div_euclid(MICROS_PER_DAY), b.div_euclid(MICROS_PER_DAY));
+    let (ya, ma, _) = civil_from_days(da);
+    let (yb, mb, _) = civil_from_days(db);
+    let (ya, yb) = (i128::from(ya), i128::from(yb));
+    let (ma, mb) = (i128::from(ma), i128::from(mb));
+    match part {
+        P::Year => yb - ya,
+        P::Decade => yb.div_euclid(10) - ya.div_euclid(10),
+        P::Century => yb / 100 - ya / 100,
+        P::Millennium => yb / 1000 - ya / 1000,
+        P::Quarter => (yb * 4 + (mb - 1) / 3) - (ya * 4 + (ma - 1) / 3),
+        P::Month => (yb * 12 + mb) - (ya * 12 + ma),
+        P::Week | P::YearWeek => i128::from(db - da) / 7,
+        P::Era => i128::from(yb > 0) - i128::from(ya > 0),
+        P::IsoYear => i128::from(iso_week(db).0 - iso_week(da).0),
+        P::Day | P::Dow | P::Doy | P::IsoDow => i128::from(db - da),
+        P::Hour => floor(b, 3600 * MICROS_PER_SEC) - floor(a, 3600 * MICROS_PER_SEC),
+        P::Minute => floor(b, 60 * MICROS_PER_SEC) - floor(a, 60 * MICROS_PER_SEC),
+        P::Second | P::Epoch => floor(b, MICROS_PER_SEC) - floor(a, MICROS_PER_SEC),
+        P::Millisecond => floor(b, 1000) - floor(a, 1000),
+        P::Microsecond => i128::from(b) - i128::from(a),
+    }
+}
+
+/// One row of a date function of [`Func`] over non-NULL arguments.
+fn date_fn(f: &Func, args: &[Value]) -> Result<Value> {
+    let out_of_range = |what: String| EngineError::Runtime(format!("Conversion Error: {what}"));
+    Ok(match (f, args) {
+        (Func::DateDiff(part), [a, b]) => {
+            let d = date_diff(*part, int_arg(a)?, int_arg(b)?);
+            Value::Int(
+                i64::try_from(d)
+                    .map_err(|_| out_of_range(format!("date_diff {d} is out of range")))?,
+            )
+        }
+        (Func::MakeDate, [y, m, d]) => {
+            let (y, m, d) = (int_arg(y)?, int_arg(m)?, int_arg(d)?);
+            if !(1..=12).contains(&m) || d < 1 || y.abs() > 5_000_000 || d > month_days(y, m as u32)
+            {
+                return Err(out_of_range(format!("Date out of range: {y}-{m}-{d}")));
+            }
+            Value::Int(days_from_civil(y, m as u32, d as u32))
+        }
+        (Func::MakeTimestamp, [y, mo, d, h, mi, sec]) => {
+            let (y, mo, d) = (int_arg(y)?, int_arg(mo)?, int_arg(d)?);
+            let (h, mi) = (int_arg(h)?, int_arg(mi)?);
+            let Value::Float(sec) = sec else {
+                return Err(EngineError::Internal("make_timestamp seconds".into()));
+            };
+            if !(1..=12).contains(&mo) || d < 1 || y.abs() > 290_000 || d > month_days(y, mo as u32)
+            {
+                return Err(out_of_range(format!("Date out of range: {y}-{mo}-{d}")));
+            }
+            if !(0..=24).contains(&h) || !(0..60).contains(&mi) || !(0.0..60.0).contains(sec) {
+                return Err(out_of_range(format!(
+                    "Time out of range: {h}:{mi}:{sec:.6}"
+                )));
+            }
+            let micros = (sec * MICROS_PER_SEC as f64).round() as i64;
+            Value::Int(
+                days_from_civil(y, mo as u32, d as u32) * MICROS_PER_DAY
+                    + (h * 3600 + mi * 60) * MICROS_PER_SEC
+                    + micros,
+            )
+        }
+        (Func::EpochToTimestamp(per), [x]) => {
+            let x = int_arg(x)?;
+            Value::Int(
+                x.checked_mul(*per)
+                    .ok_or_else(|| out_of_range(format!("{}({x}) is out of range", f.name())))?,
+            )
+        }
+        // Rounded half away from zero, as DuckDB.
+        (Func::EpochMs, [t]) => {
+            let t = int_arg(t)?;
+            let (q, r) = (t / 1000, t % 1000);
+            Value::Int(q + i64::from(r >= 500) - i64::from(r <= -500))
+        }
+        (Func::DayName | Func::MonthName | Func::LastDay, [t]) => {
+            let days = int_arg(t)?.div_euclid(MICROS_PER_DAY);
+            let (y, m, _) = civil_from_days(days);
+            match f {
+                Func::DayName => Value::Str(DAYS[(days + 4).rem_euclid(7) as usize].into()),
+                Func::MonthName => Value::Str(MONTHS[m as usize - 1].into()),
+                _ => Value::Int(days_from_civil(y, m, 1) + month_days(y, m) - 1),
+            }
+        }
+        _ => {
+            return Err(EngineError::Internal(format!(
+                "{}() with {} arguments",
+                f.name(),
+                args.len()
+            )))
+        }
+    })
 }
 
 /// Orders two non-NULL values of one vector type (strings by bytes).
@@ -267,7 +440,7 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
                 out.push(&if eq { Value::Null } else { a.get(i) });
             }
         }
-        Func::AddInterval { months, secs } => {
+        Func::AddInterval { months, micros } => {
             let [a] = args else {
                 return Err(EngineError::Internal("interval needs one argument".into()));
             };
@@ -276,9 +449,32 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
             };
             return Ok(Vector {
                 ty,
-                data: Data::I64(d.iter().map(|&t| add_months(t, *months) + secs).collect()),
+                data: Data::I64(
+                    d.iter()
+                        .map(|&t| add_months(t, *months).saturating_add(*micros))
+                        .collect(),
+                ),
                 nulls: a.nulls.clone(),
             });
+        }
+        Func::DateDiff(_)
+        | Func::MakeDate
+        | Func::MakeTimestamp
+        | Func::EpochToTimestamp(_)
+        | Func::EpochMs
+        | Func::DayName
+        | Func::MonthName
+        | Func::LastDay => {
+            let mut vals = Vec::with_capacity(args.len());
+            for i in 0..len {
+                vals.clear();
+                if args.iter().any(|a| a.is_null(i)) {
+                    out.push(&Value::Null);
+                    continue;
+                }
+                vals.extend(args.iter().map(|a| a.get(i)));
+                out.push(&date_fn(f, &vals)?);
+            }
         }
         Func::Rounding(mode) => {
             let [a] = args else {
@@ -312,14 +508,25 @@ mod tests {
 
     #[test]
     fn intervals_and_weeks() {
-        assert_eq!(parse_interval("INTERVAL 1 DAY").ok(), Some((0, 86400)));
+        assert_eq!(
+            parse_interval("INTERVAL 1 DAY").ok(),
+            Some((0, MICROS_PER_DAY))
+        );
         assert_eq!(
             parse_interval("INTERVAL '1 year 2 months 90 minutes'").ok(),
-            Some((14, 5400))
+            Some((14, 5400 * MICROS_PER_SEC))
+        );
+        assert_eq!(
+            parse_interval("INTERVAL '1.5 seconds 3 ms 2 us'").ok(),
+            Some((0, 1_503_002))
         );
         assert!(parse_interval("INTERVAL 'x'").is_err());
-        let jan31 = days_from_civil(2013, 1, 31) * 86400;
-        assert_eq!(add_months(jan31, 1), days_from_civil(2013, 2, 28) * 86400);
+        assert!(parse_interval("INTERVAL '1.5 months'").is_err());
+        let jan31 = days_from_civil(2013, 1, 31) * MICROS_PER_DAY + 7;
+        assert_eq!(
+            add_months(jan31, 1),
+            days_from_civil(2013, 2, 28) * MICROS_PER_DAY + 7
+        );
         assert_eq!(iso_week(days_from_civil(2013, 7, 15)), (2013, 29));
         assert_eq!(iso_week(days_from_civil(2010, 1, 3)), (2009, 53));
     }

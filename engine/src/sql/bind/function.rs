@@ -64,6 +64,13 @@ impl ExprBinder<'_> {
         if distinct {
             return unsupported(format!("{name}(DISTINCT ...)"));
         }
+        // date_add(x, INTERVAL ...): the interval is no value of its own.
+        if name == "date_add" {
+            if let [Some(x), Some(sql::Expr::Interval(i))] = args.as_slice() {
+                let x = self.expr(x)?;
+                return add_interval(x, &i.to_string(), 1);
+            }
+        }
         let mut bound = Vec::new();
         for a in &args {
             match a {
@@ -77,6 +84,9 @@ impl ExprBinder<'_> {
                     return unsupported("DATE_TRUNC with a non-constant part");
                 };
                 let part = date_part(&String::from_utf8_lossy(p))?;
+                if part == DatePart::Era {
+                    return invalid("DATE_TRUNC does not take the part era");
+                }
                 if !matches!(x.ty, LType::Date | LType::Timestamp) {
                     return invalid(format!(
                         "DATE_TRUNC needs a DATE or TIMESTAMP, not {}",
@@ -138,8 +148,10 @@ impl ExprBinder<'_> {
                 ty: LType::Int64,
             }),
             (
-                "year" | "month" | "day" | "hour" | "minute" | "second" | "dayofweek" | "dayofyear"
-                | "dayofmonth" | "quarter" | "week" | "weekofyear" | "isodow" | "isoyear" | "epoch",
+                "year" | "month" | "day" | "hour" | "minute" | "second" | "millisecond"
+                | "microsecond" | "dayofweek" | "dayofyear" | "dayofmonth" | "quarter" | "week"
+                | "weekofyear" | "isodow" | "isoyear" | "epoch" | "decade" | "century"
+                | "millennium" | "era" | "yearweek",
                 [x],
             ) if matches!(x.ty, LType::Date | LType::Timestamp) => {
                 Ok(extract_expr(date_part(&name)?, x.clone()))
@@ -154,6 +166,59 @@ impl ExprBinder<'_> {
                     date_part(&String::from_utf8_lossy(p))?,
                     x.clone(),
                 ))
+            }
+            ("date_diff" | "datediff", [p, a, b])
+                if [&*a, &*b]
+                    .iter()
+                    .all(|x| matches!(x.ty, LType::Date | LType::Timestamp)) =>
+            {
+                let Some(Value::Str(p)) = p.as_lit() else {
+                    return unsupported(format!("{name} with a non-constant part"));
+                };
+                let part = date_part(&String::from_utf8_lossy(p))?;
+                if part == DatePart::Era {
+                    return invalid(format!("{name} does not take the part era"));
+                }
+                date_call(
+                    Func::DateDiff(part),
+                    vec![(a.clone(), LType::Timestamp), (b.clone(), LType::Timestamp)],
+                    LType::Int64,
+                )
+            }
+            ("make_date", [y, m, d]) if [&*y, &*m, &*d].iter().all(|x| int_like(x.ty)) => {
+                let args = [y, m, d].map(|x| (x.clone(), LType::Int64));
+                date_call(Func::MakeDate, args.to_vec(), LType::Date)
+            }
+            ("make_timestamp", [y, mo, d, h, mi, sec])
+                if [&*y, &*mo, &*d, &*h, &*mi].iter().all(|x| int_like(x.ty))
+                    && (sec.ty.is_numeric() || sec.ty == LType::Null) =>
+            {
+                let mut args: Vec<_> = [y, mo, d, h, mi]
+                    .map(|x| (x.clone(), LType::Int64))
+                    .to_vec();
+                args.push((sec.clone(), LType::Double));
+                date_call(Func::MakeTimestamp, args, LType::Timestamp)
+            }
+            ("make_timestamp", [x]) if int_like(x.ty) => date_call(
+                Func::EpochToTimestamp(1),
+                vec![(x.clone(), LType::Int64)],
+                LType::Timestamp,
+            ),
+            ("epoch_ms", [x]) if int_like(x.ty) => date_call(
+                Func::EpochToTimestamp(1000),
+                vec![(x.clone(), LType::Int64)],
+                LType::Timestamp,
+            ),
+            ("epoch_ms" | "dayname" | "monthname" | "last_day", [x])
+                if matches!(x.ty, LType::Date | LType::Timestamp) =>
+            {
+                let (f, ty) = match name.as_str() {
+                    "epoch_ms" => (Func::EpochMs, LType::Int64),
+                    "dayname" => (Func::DayName, LType::Varchar),
+                    "monthname" => (Func::MonthName, LType::Varchar),
+                    _ => (Func::LastDay, LType::Date),
+                };
+                date_call(f, vec![(x.clone(), LType::Timestamp)], ty)
             }
             ("strftime", [x, f]) if matches!(x.ty, LType::Date | LType::Timestamp) => {
                 let Some(Value::Str(f)) = f.as_lit() else {
@@ -219,6 +284,25 @@ pub(crate) fn extract_expr(part: DatePart, x: TExpr) -> TExpr {
     }
 }
 
+/// Whether a value of type `ty` may be an integer argument of a date
+/// function (integers, and NULL).
+fn int_like(ty: LType) -> bool {
+    ty.is_integer() || ty == LType::Null
+}
+
+/// A date function call of type `ty` whose arguments are cast to the types
+/// paired with them.
+fn date_call(f: Func, args: Vec<(TExpr, LType)>, ty: LType) -> Result<TExpr> {
+    let mut out = Vec::with_capacity(args.len());
+    for (a, t) in args {
+        out.push(cast_to(a, t)?);
+    }
+    Ok(TExpr {
+        kind: ExprKind::Func(Box::new(f), out),
+        ty,
+    })
+}
+
 /// `round`/`floor`/`ceil` of `x` with DuckDB's types.
 pub(crate) fn rounding_call(mode: Rounding, x: TExpr) -> Result<TExpr> {
     let Some((arg, ty)) = mode.types(x.ty) else {
@@ -253,12 +337,12 @@ pub(crate) fn add_interval(x: TExpr, interval: &str, sign: i64) -> Result<TExpr>
     if !matches!(x.ty, LType::Date | LType::Timestamp) {
         return unsupported(format!("{} plus an INTERVAL", x.ty));
     }
-    let (months, secs) = crate::expr::scalar::parse_interval(interval)?;
+    let (months, micros) = crate::expr::scalar::parse_interval(interval)?;
     Ok(TExpr {
         kind: ExprKind::Func(
             Box::new(Func::AddInterval {
                 months: months * sign,
-                secs: secs * sign,
+                micros: micros * sign,
             }),
             vec![cast_to(x, LType::Timestamp)?],
         ),

@@ -106,7 +106,9 @@ pub(crate) fn date_part(s: &str) -> Result<DatePart> {
         "day" | "days" | "d" | "dayofmonth" => DatePart::Day,
         "hour" | "hours" | "h" => DatePart::Hour,
         "minute" | "minutes" | "m" | "min" => DatePart::Minute,
-        "second" | "seconds" | "s" | "sec" => DatePart::Second,
+        "second" | "seconds" | "s" | "sec" | "secs" => DatePart::Second,
+        "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" => DatePart::Millisecond,
+        "microsecond" | "microseconds" | "us" | "usec" | "usecs" => DatePart::Microsecond,
         "dow" | "dayofweek" => DatePart::Dow,
         "doy" | "dayofyear" => DatePart::Doy,
         "epoch" => DatePart::Epoch,
@@ -114,6 +116,11 @@ pub(crate) fn date_part(s: &str) -> Result<DatePart> {
         "week" | "weeks" | "w" | "weekofyear" => DatePart::Week,
         "isodow" => DatePart::IsoDow,
         "isoyear" => DatePart::IsoYear,
+        "decade" | "decades" | "dec" => DatePart::Decade,
+        "century" | "centuries" | "cent" | "c" => DatePart::Century,
+        "millennium" | "millennia" | "millenium" | "mil" | "mils" => DatePart::Millennium,
+        "era" => DatePart::Era,
+        "yearweek" => DatePart::YearWeek,
         other => return unsupported(format!("date part {other:?}")),
     })
 }
