@@ -13,7 +13,7 @@ mod errors;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
@@ -26,46 +26,108 @@ use crate::errors::{ingest_error, query_error, raise};
 /// How often a waiting call looks for Ctrl-C.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
-/// Runs `work` on a new thread with the GIL released, looking for Python
+/// How long an interrupted query may take to stop before the call returns
+/// anyway (the query then stops in the background at its next check).
+const STOP_GRACE: Duration = Duration::from_secs(1);
+
+/// How a call waiting for its work can stop it.
+struct Stop<'a> {
+    /// Asks the work to stop.
+    stop: &'a (dyn Fn() + Sync),
+    /// Whether someone else (`Connection.interrupt`) asked it to stop.
+    stopped: &'a (dyn Fn() -> bool + Sync),
+    /// How long to wait for the work once stopped; `None`: until it ends
+    /// (an ingest must remove what it wrote before the call returns).
+    grace: Option<Duration>,
+}
+
+/// Why a call stopped waiting for its work.
+enum Waited<T> {
+    /// The work's outcome.
+    Done(T),
+    /// A Python signal handler raised (Ctrl-C: `KeyboardInterrupt`).
+    Signal(PyErr),
+    /// Interrupted from elsewhere, and the work did not stop within the grace period.
+    Abandoned,
+}
+
+/// Runs `work` on its own thread with the GIL released, looking for Python
 /// signals meanwhile. On Ctrl-C (a signal handler raising, normally
-/// `KeyboardInterrupt`) it calls `interrupt`, waits for `work` to stop and
-/// raises the handler's exception.
-fn interruptible<T: Send>(
+/// `KeyboardInterrupt`) or an interrupt from elsewhere it asks the work to
+/// stop, and waits for it at most `stop.grace`.
+fn wait_for<T: Send + 'static>(
     py: Python<'_>,
-    interrupt: &(dyn Fn() + Sync),
-    work: impl FnOnce() -> T + Send,
-) -> PyResult<T> {
-    py.detach(|| {
-        std::thread::scope(|s| {
-            let (tx, rx) = mpsc::channel();
-            let worker = s.spawn(move || {
-                let _ = tx.send(work());
-            });
-            let mut signal: Option<PyErr> = None;
-            let outcome = loop {
-                match rx.recv_timeout(SIGNAL_POLL) {
-                    Ok(value) => break Some(value),
-                    Err(mpsc::RecvTimeoutError::Timeout) => {
-                        if signal.is_none() {
-                            if let Err(e) = Python::attach(|py| py.check_signals()) {
-                                interrupt();
-                                signal = Some(e);
-                            }
-                        }
-                    }
-                    Err(mpsc::RecvTimeoutError::Disconnected) => break None,
-                }
-            };
-            let joined = worker.join();
-            match (signal, outcome, joined) {
-                (Some(e), _, _) => Err(e),
-                (None, Some(value), _) => Ok(value),
-                (None, None, _) => Err(PyRuntimeError::new_err(
-                    "internal error: the query thread stopped unexpectedly",
-                )),
-            }
+    stop: Stop<'_>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<Waited<T>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("strata-query".into())
+        .spawn(move || {
+            // The caller may have stopped waiting; the outcome is then dropped.
+            let _ = tx.send(work());
         })
-    })
+        .map_err(|e| PyRuntimeError::new_err(format!("starting the query thread: {e}")))?;
+    Ok(py.detach(move || {
+        let mut signal: Option<PyErr> = None;
+        let mut deadline: Option<Instant> = None;
+        loop {
+            match rx.recv_timeout(SIGNAL_POLL) {
+                Ok(value) => {
+                    return match signal {
+                        Some(e) => Waited::Signal(e),
+                        None => Waited::Done(value),
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Waited::Signal(PyRuntimeError::new_err(
+                        "internal error: the query thread stopped unexpectedly",
+                    ))
+                }
+            }
+            if signal.is_none() {
+                if let Err(e) = Python::attach(|py| py.check_signals()) {
+                    (stop.stop)();
+                    signal = Some(e);
+                }
+            }
+            if deadline.is_none() && (signal.is_some() || (stop.stopped)()) {
+                deadline = stop.grace.map(|g| Instant::now() + g);
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return match signal.take() {
+                    Some(e) => Waited::Signal(e),
+                    None => Waited::Abandoned,
+                };
+            }
+        }
+    }))
+}
+
+/// Runs a query's `work` on `db`'s interrupter: Ctrl-C raises
+/// `KeyboardInterrupt`, `Connection.interrupt()` `InterruptError`, each at
+/// most [`STOP_GRACE`] after the query was asked to stop.
+fn run_query<T: Send + 'static>(
+    py: Python<'_>,
+    db: &strata::Database,
+    sql: &str,
+    work: impl FnOnce() -> strata::Result<T> + Send + 'static,
+) -> PyResult<T> {
+    let interrupter = db.interrupter();
+    let watch = interrupter.watch();
+    let stop = move || interrupter.interrupt();
+    let stopped = move || watch.check().is_err();
+    let stop = Stop {
+        stop: &stop,
+        stopped: &stopped,
+        grace: Some(STOP_GRACE),
+    };
+    match wait_for(py, stop, work)? {
+        Waited::Done(result) => result.map_err(|e| query_error(py, &e, sql)),
+        Waited::Signal(e) => Err(e),
+        Waited::Abandoned => Err(query_error(py, &strata::Error::Interrupted, sql)),
+    }
 }
 
 /// A directory of strata tables, with the thread pool its queries run on.
@@ -127,26 +189,20 @@ impl Database {
             .iter()
             .map(convert::to_value)
             .collect::<PyResult<Vec<_>>>()?;
-        let interrupter = self.db.interrupter();
-        let db = &self.db;
-        let result = interruptible(py, &move || interrupter.interrupt(), || {
-            db.query_params(sql, &params)
-        })?;
-        match result {
-            Ok(inner) => Ok(Result {
-                inner,
-                batch: OnceLock::new(),
-            }),
-            Err(e) => Err(query_error(py, &e, sql)),
-        }
+        let db = self.db.clone();
+        let text = sql.to_string();
+        let inner = run_query(py, &self.db, sql, move || db.query_params(&text, &params))?;
+        Ok(Result {
+            inner,
+            batch: OnceLock::new(),
+        })
     }
 
     /// The plan of `sql` as text.
     fn explain(&self, py: Python<'_>, sql: &str) -> PyResult<String> {
-        let interrupter = self.db.interrupter();
-        let db = &self.db;
-        interruptible(py, &move || interrupter.interrupt(), || db.explain(sql))?
-            .map_err(|e| query_error(py, &e, sql))
+        let db = self.db.clone();
+        let text = sql.to_string();
+        run_query(py, &self.db, sql, move || db.explain(&text))
     }
 
     /// Names of the tables in the directory, sorted.
@@ -229,11 +285,22 @@ impl Database {
             ..defaults
         };
         let table = self.resolve(&table);
-        let interrupt = move || cancel.store(true, Ordering::SeqCst);
-        let summary = interruptible(py, &interrupt, || {
-            strata_ingest::run(&files, &table, &options, &mut |_| {})
-        })?
-        .map_err(|e| ingest_error(py, &e))?;
+        let flag = cancel.clone();
+        let stop = Stop {
+            stop: &move || flag.store(true, Ordering::SeqCst),
+            stopped: &|| false,
+            grace: None,
+        };
+        let target = table.clone();
+        let summary = match wait_for(py, stop, move || {
+            strata_ingest::run(&files, &target, &options, &mut |_| {})
+        })? {
+            Waited::Done(summary) => summary.map_err(|e| ingest_error(py, &e))?,
+            Waited::Signal(e) => return Err(e),
+            Waited::Abandoned => {
+                return Err(ingest_error(py, &strata_ingest::IngestError::Interrupted))
+            }
+        };
         let out = PyDict::new(py);
         out.set_item("table", table.to_string_lossy())?;
         out.set_item("rows", summary.rows)?;
