@@ -28,7 +28,7 @@ def join_dir(tmp_path_factory):
 
 def test_gil_is_released(join_dir):
     con = strata.connect(join_dir)
-    query = JOIN.format(bound=2000)
+    query = JOIN.format(bound=4000)
     want = duckdb.sql(query.replace(" t ", f" '{join_dir}/d.parquet' ")).fetchall()
     out = {}
 
@@ -48,7 +48,7 @@ def test_gil_is_released(join_dir):
     # This thread kept running all along: no pause near the query's length.
     gaps = [b - a for a, b in zip([started] + ticks, ticks + [started + elapsed])]
     assert len(ticks) > 10
-    assert max(gaps) < max(0.2, elapsed / 4), (max(gaps), elapsed)
+    assert max(gaps) < max(0.05, elapsed / 4), (max(gaps), elapsed)
 
 
 def test_interrupt_from_another_thread(join_dir):
