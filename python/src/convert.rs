@@ -102,13 +102,21 @@ fn cell<'py>(
             }
         }
         (ColumnValues::Int64(v), DataType::Timestamp) => {
-            let secs = v[i];
-            let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
-            let s = secs.rem_euclid(86_400);
-            match ctors
-                .datetime
-                .call1((y, m, d, s / 3600, (s / 60) % 60, s % 60))
-            {
+            // Microseconds since the epoch.
+            const DAY: i64 = 86_400 * 1_000_000;
+            let micros = v[i];
+            let (y, m, d) = civil_from_days(micros.div_euclid(DAY));
+            let us = micros.rem_euclid(DAY);
+            let s = us / 1_000_000;
+            match ctors.datetime.call1((
+                y,
+                m,
+                d,
+                s / 3600,
+                (s / 60) % 60,
+                s % 60,
+                us % 1_000_000,
+            )) {
                 Ok(ts) => ts,
                 Err(_) => PyString::new(py, &col.format(i)).into_any(),
             }
