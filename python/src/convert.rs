@@ -108,15 +108,10 @@ fn cell<'py>(
             let (y, m, d) = civil_from_days(micros.div_euclid(DAY));
             let us = micros.rem_euclid(DAY);
             let s = us / 1_000_000;
-            match ctors.datetime.call1((
-                y,
-                m,
-                d,
-                s / 3600,
-                (s / 60) % 60,
-                s % 60,
-                us % 1_000_000,
-            )) {
+            match ctors
+                .datetime
+                .call1((y, m, d, s / 3600, (s / 60) % 60, s % 60, us % 1_000_000))
+            {
                 Ok(ts) => ts,
                 Err(_) => PyString::new(py, &col.format(i)).into_any(),
             }
