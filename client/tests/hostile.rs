@@ -1,8 +1,8 @@
 //! Hostile input and a hostile environment: symbolic link loops under
 //! globs, other users beside the cache, special files in place of table
 //! files, concurrent cache clears, killed and interrupted appends, and
-//! leftovers of killed ingests. Each test fails on the behaviour it guards
-//! against.
+//! leftovers of killed ingests, expressions nested past any stack. Each
+//! test fails on the behaviour it guards against.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -475,4 +475,58 @@ fn killed_ingests_leftovers_are_reported_and_swept_by_any_ingest() {
     // An ingest of another table into the directory removes them.
     common::ingest(&dir.path().join("other"), &dir.path().join("t.csv"), &[]);
     assert!(common::hidden_entries(dir.path()).is_empty());
+}
+
+/// Expressions thousands of terms long or nested 50 deep: answered as
+/// DuckDB answers them, or refused with a clear error; never a stack
+/// overflow (exit 134).
+#[test]
+fn deep_expressions_answer_or_fail_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..3000).map(|i| format!("{i},{}\n", i % 7)).collect();
+    std::fs::write(dir.path().join("n.csv"), format!("a,b\n{text}")).unwrap();
+    let chain = |n: usize, term: &dyn Fn(usize) -> String, op: &str| -> String {
+        (0..n).map(term).collect::<Vec<_>>().join(op)
+    };
+    let ors = chain(3000, &|i| format!("a = {}", i * 3), " OR ");
+    same_as_duckdb(
+        dir.path(),
+        &format!("SELECT count(*) AS c FROM 'n.csv' WHERE {ors}"),
+        "c\n1000\n",
+    );
+    let ands = chain(5000, &|i| format!("a <> {}", i * 2 + 1), " AND ");
+    same_as_duckdb(
+        dir.path(),
+        &format!("SELECT count(*) AS c FROM 'n.csv' WHERE {ands}"),
+        "c\n1500\n",
+    );
+    let nots = "NOT ".repeat(50);
+    same_as_duckdb(
+        dir.path(),
+        &format!("SELECT {nots}(b = 1) AS x, count(*) AS c FROM 'n.csv' GROUP BY 1 ORDER BY 1"),
+        "x,c\nfalse,2571\ntrue,429\n",
+    );
+    let cases = format!(
+        "{}a{}",
+        "CASE WHEN b = 1 THEN ".repeat(50),
+        " ELSE 0 END".repeat(50)
+    );
+    same_as_duckdb(
+        dir.path(),
+        &format!("SELECT {cases} AS x FROM 'n.csv' ORDER BY x DESC LIMIT 1"),
+        "x\n2997\n",
+    );
+    // DuckDB refuses this one too (its expression depth limit is 1000).
+    let plus = chain(2000, &|_| "1".to_string(), " + ");
+    let out = query_in(dir.path(), &format!("SELECT {plus} AS s"));
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("too deeply nested"),
+        "{out:?}"
+    );
+    // A 5,000-term concatenation: answered (a flattened chain) or refused,
+    // never a crash.
+    let concat = chain(5000, &|_| "'x'".to_string(), " || ");
+    let out = query_in(dir.path(), &format!("SELECT length({concat}) AS n"));
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
 }
