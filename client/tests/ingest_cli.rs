@@ -298,9 +298,9 @@ fn clickbench_sample_parquet_with_both_ddls_and_without() {
         assert_eq!(rows(&table), 10);
         assert!(ints(&table, "EventDate").iter().all(|&d| d == Some(15901)));
         let t = ints(&table, "EventTime");
-        assert!(t
-            .iter()
-            .all(|t| t.is_some_and(|t| (1373832000..1373918400).contains(&t))));
+        assert!(t.iter().all(
+            |t| t.is_some_and(|t| (1_373_832_000_000_000..1_373_918_400_000_000).contains(&t))
+        ));
         let counters = ints(&table, "CounterID");
         assert_eq!(counters.iter().filter(|&&c| c == Some(17)).count(), 9);
     }
