@@ -52,6 +52,26 @@ impl From<CompressionArg> for strata_format::Compression {
     }
 }
 
+/// How rows are stored, on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RowAccessArg {
+    /// Every row's value index bit-packed, read in place, where that takes
+    /// at most twice the bytes of the smallest form: fast queries from a
+    /// fresh process.
+    Fast,
+    /// The smallest form of each column's rows always.
+    Compact,
+}
+
+impl From<RowAccessArg> for strata_format::RowAccess {
+    fn from(arg: RowAccessArg) -> Self {
+        match arg {
+            RowAccessArg::Fast => strata_format::RowAccess::Fast,
+            RowAccessArg::Compact => strata_format::RowAccess::Compact,
+        }
+    }
+}
+
 /// Arguments of `strata ingest`.
 #[derive(Debug, Args)]
 pub struct IngestArgs {
@@ -116,6 +136,11 @@ pub struct IngestArgs {
     /// How the table is compressed.
     #[arg(long, value_enum, default_value_t = CompressionArg::Zstd)]
     compression: CompressionArg,
+
+    /// How each column's rows are stored: packed for reading in place, or
+    /// as compactly as possible.
+    #[arg(long, value_enum, default_value_t = RowAccessArg::Fast)]
+    row_access: RowAccessArg,
 
     /// Sort the rows by these columns (comma-separated, most significant
     /// first) before writing them [default: the schema's ORDER BY or primary
@@ -201,6 +226,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         append: args.append,
         sync: !args.no_sync,
         compression: args.compression.into(),
+        row_access: args.row_access.into(),
         max_rows: None,
         sort_by,
         cancel: Some(cancel.clone()),

@@ -25,6 +25,9 @@ pub const DEFAULT_LIMIT: usize = 1 << 30;
 pub(crate) enum Decoded {
     /// A decompressed section, 16-byte aligned (hashes are read in place).
     Section(Arc<Vec<u128>>),
+    /// Bytes derived to a length known only once made (the row lists of
+    /// bit-packed row codes), 16-byte aligned, and that length.
+    Sized(Arc<Vec<u128>>, usize),
     /// Row-ordered value indexes (`u32::MAX` for NULL).
     Codes(Arc<Vec<u32>>),
 }
@@ -32,7 +35,7 @@ pub(crate) enum Decoded {
 impl Decoded {
     fn bytes(&self) -> usize {
         match self {
-            Decoded::Section(w) => w.len() * 16,
+            Decoded::Section(w) | Decoded::Sized(w, _) => w.len() * 16,
             Decoded::Codes(c) => c.len() * 4,
         }
     }

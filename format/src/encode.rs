@@ -17,7 +17,7 @@ use crate::layout::{
 use crate::row_codes::CodeForm;
 use crate::strings::Compression;
 use crate::types::{signed_from_key, signed_key, DataType, Schema};
-use crate::{delta_planes, packed, radix, row_codes, rowlist, strings, zstd_frames};
+use crate::{bitpack, delta_planes, packed, radix, row_codes, rowlist, strings, zstd_frames};
 
 /// One block, encoded and ready to be written. Produced by [`encode_block`],
 /// which is pure and can run on many threads at once.
@@ -65,6 +65,32 @@ pub struct EncodeOptions {
     /// for about twice the bytes of strings (worth it for a table that is a
     /// disposable cache).
     pub compression: Compression,
+    /// How rows are stored where several forms would do.
+    pub row_access: RowAccess,
+}
+
+/// How the encoder trades bytes for row access: whether a chunk's rows are
+/// stored as bit-packed row codes (SPEC.md 5.6), which every process reads
+/// in place, or in the smallest form, which must be decoded before a query
+/// reads any row of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RowAccess {
+    /// Packed codes wherever they take at most twice the bytes of the
+    /// smallest form.
+    #[default]
+    Fast,
+    /// The smallest form always.
+    Compact,
+}
+
+impl RowAccess {
+    /// How many times the smallest form's bytes packed codes may take.
+    fn packed_ratio(self) -> Option<f64> {
+        match self {
+            RowAccess::Fast => Some(2.0),
+            RowAccess::Compact => None,
+        }
+    }
 }
 
 /// Encodes one block of `rows` rows (1 to 2^24): `columns[i]` holds the
@@ -98,7 +124,7 @@ pub fn encode_block_with(
             "a block must have 1 to {MAX_BLOCK_ROWS} rows, not {rows}"
         )));
     }
-    let mut out = BlockBuf::new(options.compression);
+    let mut out = BlockBuf::new(options);
     let mut chunks = Vec::with_capacity(columns.len());
     for (field, col) in schema.fields.iter().zip(&columns) {
         if col.len() != rows {
@@ -184,17 +210,23 @@ struct BlockBuf {
     /// With [`Compression::Zstd`], the context that compresses sections
     /// other than row lists; else they are LZ4.
     zstd: Option<zstd::zstd_safe::CCtx<'static>>,
+    /// How rows are stored where several forms would do.
+    row_access: RowAccess,
 }
 
 impl BlockBuf {
-    fn new(compression: Compression) -> BlockBuf {
+    fn new(options: EncodeOptions) -> BlockBuf {
         let mut bytes = Vec::with_capacity(1 << 20);
         bytes.extend_from_slice(&BLOCK_MAGIC);
         bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         bytes.extend_from_slice(&0u32.to_le_bytes());
         debug_assert_eq!(bytes.len(), BLOCK_HEADER_LEN);
-        let zstd = (compression == Compression::Zstd).then(zstd::zstd_safe::CCtx::create);
-        BlockBuf { bytes, zstd }
+        let zstd = (options.compression == Compression::Zstd).then(zstd::zstd_safe::CCtx::create);
+        BlockBuf {
+            bytes,
+            zstd,
+            row_access: options.row_access,
+        }
     }
 
     /// Appends section `kind` of `chunk` (compressed if allowed and that
@@ -271,14 +303,21 @@ impl BlockBuf {
         };
     }
 
-    /// Appends the row lists `lists` of `grouped` and `null_rows`: as row
-    /// codes when compressing with zstd and the codes, plain or as
-    /// differences (whichever [`row_codes::estimate`] expects smaller), take
-    /// at most 15/16 of the lists as they would be stored; else as lists.
-    /// Chunks whose lists take under a sixteenth of a byte a row have little
-    /// to gain and are not tried. Readers wanting row-ordered value indexes
-    /// (most multi-column work) decode codes faster than lists; those
-    /// wanting lists (ORDER BY the column with LIMIT) expand the codes once.
+    /// Appends the row lists `lists` of `grouped` and `null_rows` in the
+    /// form the options favour (SPEC.md 5.5, 5.6):
+    /// - the lists themselves (LZ4 when that saves an eighth);
+    /// - with zstd, row codes in byte planes, plain or as differences
+    ///   (whichever [`row_codes::estimate`] expects smaller), when they take
+    ///   at most 15/16 of the lists as stored; chunks whose lists take under
+    ///   a sixteenth of a byte a row have little to gain and are not tried;
+    /// - bit-packed row codes, read in place without decoding, when they
+    ///   take at most [`RowAccess::packed_ratio`] times the smaller of the
+    ///   other two.
+    ///
+    /// Readers wanting row-ordered value indexes (multi-column work, a few
+    /// rows of `SELECT * ... LIMIT`) read packed codes in place and decode
+    /// compressed codes faster than lists; those wanting lists (ORDER BY
+    /// the column with LIMIT) expand codes of either form once.
     fn row_lists(
         &mut self,
         chunk: &mut ChunkMeta,
@@ -288,15 +327,32 @@ impl BlockBuf {
     ) {
         let rows = grouped.rows.len() + null_rows.len();
         let distinct = grouped.starts.len() - 1;
+        let has_nulls = !null_rows.is_empty();
+        let ratio = self.row_access.packed_ratio();
+        let packed_len = bitpack::packed_len(rows, bitpack::bits(distinct, has_nulls));
+        // Packed codes can win only against lists of at least a few bytes
+        // a hundred rows.
+        let may_pack = ratio.is_some_and(|r| packed_len as f64 <= lists.len() as f64 * r);
         let worth_trying = lists.len() >= (rows / 16).max(64);
-        if let Some(cctx) = self.zstd.as_mut().filter(|_| worth_trying) {
-            let width = row_codes::width(distinct, !null_rows.is_empty());
-            let mut codes = vec![distinct as u32; rows];
-            for (v, w) in grouped.starts.windows(2).enumerate() {
-                for &r in &grouped.rows[w[0] as usize..w[1] as usize] {
-                    codes[r as usize] = v as u32;
-                }
+        if !may_pack && (self.zstd.is_none() || !worth_trying) {
+            self.section(chunk, Section::Rows, lists);
+            return;
+        }
+        let mut codes = vec![distinct as u32; rows];
+        for (v, w) in grouped.starts.windows(2).enumerate() {
+            for &r in &grouped.rows[w[0] as usize..w[1] as usize] {
+                codes[r as usize] = v as u32;
             }
+        }
+        // The lists as `section` would store them: LZ4 if that saves an
+        // eighth.
+        let lz4 = (lists.len() >= 64)
+            .then(|| lz4_flex::block::compress(lists))
+            .filter(|c| c.len() <= lists.len() / 8 * 7);
+        let as_lists = lz4.as_ref().map_or(lists.len(), Vec::len);
+        let mut compact: Option<(Vec<u8>, CodeForm)> = None;
+        if let Some(cctx) = self.zstd.as_mut().filter(|_| worth_trying) {
+            let width = row_codes::width(distinct, has_nulls);
             let plain = row_codes::estimate(&codes, width, CodeForm::Plain);
             let deltas = row_codes::estimate(&codes, width, CodeForm::Deltas);
             let (form, estimate) = if deltas < plain {
@@ -304,31 +360,32 @@ impl BlockBuf {
             } else {
                 (CodeForm::Plain, plain)
             };
-            let lz4 = lz4_flex::block::compress(lists);
-            let as_lists = lz4.len().min(lists.len());
             // The estimate ignores zstd's matches, so it overstates only
             // what runs of rows cost, which lists store cheaply anyway.
-            let promising = estimate <= as_lists;
-            if let Some(stored) = promising
-                .then(|| row_codes::compress(cctx, &codes, width, form))
-                .flatten()
-            {
-                if stored.len() <= as_lists / 16 * 15 {
-                    chunk.zstd_sections |= ROW_CODES;
-                    if form == CodeForm::Deltas {
-                        chunk.zstd_sections |= ROW_CODE_DELTAS;
-                    }
-                    self.put(chunk, Section::Rows, &stored, lists.len());
-                    return;
-                }
+            if estimate <= as_lists {
+                compact = row_codes::compress(cctx, &codes, width, form)
+                    .filter(|stored| stored.len() <= as_lists / 16 * 15)
+                    .map(|stored| (stored, form));
             }
-            // The lists as `section` would store them: LZ4 if that saves an
-            // eighth.
-            let lz4 = Some(lz4).filter(|c| c.len() <= lists.len() / 8 * 7);
-            self.put_smaller(chunk, Section::Rows, lists, lz4);
+        }
+        let smallest = compact.as_ref().map_or(as_lists, |(c, _)| c.len());
+        if ratio.is_some_and(|r| packed_len as f64 <= smallest as f64 * r) {
+            let bits = bitpack::bits(distinct, has_nulls);
+            let bytes = bitpack::pack(&codes, bits);
+            chunk.zstd_sections |= ROW_CODES;
+            self.put(chunk, Section::Rows, &bytes, bytes.len());
             return;
         }
-        self.section(chunk, Section::Rows, lists);
+        match compact {
+            Some((stored, form)) => {
+                chunk.zstd_sections |= ROW_CODES;
+                if form == CodeForm::Deltas {
+                    chunk.zstd_sections |= ROW_CODE_DELTAS;
+                }
+                self.put(chunk, Section::Rows, &stored, lists.len());
+            }
+            None => self.put_smaller(chunk, Section::Rows, lists, lz4),
+        }
     }
 
     fn finish(mut self) -> Vec<u8> {
@@ -1133,7 +1190,7 @@ mod tests {
                 nulls.push(null);
             }
             let dict = ColumnData::StringDict { bytes, offsets, indices, nulls: Some(nulls) };
-            let options = EncodeOptions { compression: codec };
+            let options = EncodeOptions { compression: codec, ..EncodeOptions::default() };
             let a = encode_block_with(&schema(), rows.len(), vec![plain], options).unwrap();
             let b = encode_block_with(&schema(), rows.len(), vec![dict], options).unwrap();
             prop_assert_eq!(&a.bytes, &b.bytes);

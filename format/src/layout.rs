@@ -9,7 +9,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The format version this build writes; it reads this one and every
 /// earlier one from [`OLDEST_READABLE_VERSION`] on.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// The oldest format version this build reads.
 pub const OLDEST_READABLE_VERSION: u32 = 1;
 
@@ -293,7 +293,7 @@ mod tests {
     /// already written. Bump FORMAT_VERSION and keep reading old versions.
     #[test]
     fn never_change_these_constants() {
-        assert_eq!(FORMAT_VERSION, 5);
+        assert_eq!(FORMAT_VERSION, 6);
         assert_eq!(
             (TIME_UNIT_SECONDS, TIME_UNIT_MILLIS, TIME_UNIT_MICROS),
             (0, 1, 2)

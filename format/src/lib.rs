@@ -25,8 +25,10 @@ compile_error!(
     "strata's format is little-endian and read in place; big-endian targets are not supported"
 );
 
+pub mod bitpack;
 pub mod cache;
 pub mod column;
+pub mod decode_stats;
 pub mod delta_planes;
 pub mod encode;
 pub mod error;
@@ -50,6 +52,7 @@ mod zstd_frames;
 pub use column::ColumnData;
 pub use encode::{
     encode_block, encode_block_rows, encode_block_with, string_hash, EncodeOptions, EncodedBlock,
+    RowAccess,
 };
 pub use error::{FormatError, Result};
 pub use layout::{Section, FORMAT_VERSION};

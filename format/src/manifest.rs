@@ -6,6 +6,7 @@ use std::path::Path;
 use zerocopy::little_endian::{U32, U64};
 use zerocopy::{FromBytes, IntoBytes};
 
+use crate::bitpack;
 use crate::error::{FormatError, Result};
 use crate::layout::time_unit_micros;
 use crate::layout::{
@@ -287,15 +288,26 @@ fn check_chunk(
     }
     // Row codes (version 3) are a compressed row lists section of their own
     // form, not a zstd frame of the lists; from version 4 the row lists' zstd
-    // bit marks codes stored as differences.
-    let rows = &chunk.sections[Section::Rows as usize];
-    if chunk.zstd_sections & ROW_CODES != 0
-        && (version < 3
-            || rows.stored_len.get() == 0
-            || rows.stored_len.get() >= rows.raw_len.get()
-            || (version < 4 && chunk.zstd_sections & ROW_CODE_DELTAS != 0))
-    {
-        return Err("row codes where they cannot be".into());
+    // bit marks codes stored as differences; from version 6 a section stored
+    // raw holds bit-packed codes of exactly their length.
+    let rows_section = &chunk.sections[Section::Rows as usize];
+    let (stored, raw) = (rows_section.stored_len.get(), rows_section.raw_len.get());
+    if chunk.zstd_sections & ROW_CODES != 0 {
+        let ok = if stored == raw {
+            let bits = bitpack::bits(distinct as usize, nulls > 0);
+            version >= 6
+                && distinct > 0
+                && chunk.zstd_sections & ROW_CODE_DELTAS == 0
+                && u64::from(stored) == bitpack::packed_len(rows as usize, bits) as u64
+        } else {
+            version >= 3
+                && stored != 0
+                && stored < raw
+                && (version >= 4 || chunk.zstd_sections & ROW_CODE_DELTAS == 0)
+        };
+        if !ok {
+            return Err("row codes where they cannot be".into());
+        }
     }
     let zstd_bits = zstd_bits | ROW_CODES;
     if chunk.zstd_sections & !zstd_bits != 0 || (version < 2 && chunk.zstd_sections != 0) {

@@ -10,7 +10,9 @@ use std::sync::{Arc, OnceLock};
 use memmap2::Mmap;
 use zerocopy::{FromBytes, IntoBytes};
 
+use crate::bitpack;
 use crate::cache::{self, Decoded};
+use crate::decode_stats;
 use crate::error::{FormatError, Result};
 use crate::layout::{
     checksum, readable_version, time_unit_micros, ChunkMeta, Section, BLOCK_FOOTER_LEN,
@@ -197,6 +199,7 @@ impl Table {
             meta: *self.inner.manifest.chunk(block, col),
             rows: self.block_rows(block),
             unpacked: Default::default(),
+            lists_len: OnceLock::new(),
             codes: OnceLock::new(),
         })
     }
@@ -298,6 +301,9 @@ pub struct ColumnChunk {
     /// Decoded sections (decompressed, expanded or derived), 16-byte aligned,
     /// by section slot.
     unpacked: [OnceLock<Arc<Vec<u128>>>; SECTION_COUNT],
+    /// The length of the row lists expanded from bit-packed row codes,
+    /// which the manifest does not record.
+    lists_len: OnceLock<usize>,
     /// Row-ordered value indexes, once decoded.
     codes: OnceLock<Arc<Vec<u32>>>,
 }
@@ -355,6 +361,9 @@ impl ColumnChunk {
         if section == Section::StrToHash && stored == 0 && self.distinct() > 0 {
             let len = self.distinct() * usize::from(self.meta.map_width);
             return self.decoded(section, len, |out| self.invert_hash_to_str(out));
+        }
+        if section == Section::Rows && self.rows_packed() {
+            return self.expanded_packed_codes();
         }
         if section == Section::Rows && self.rows_as_codes() {
             return self.decoded(section, raw, |out| self.expand_row_codes(out));
@@ -414,20 +423,47 @@ impl ColumnChunk {
         self.meta.zstd_sections & ROW_CODES != 0
     }
 
+    /// Whether the row lists section holds bit-packed row codes (version 6):
+    /// row codes stored raw.
+    fn rows_packed(&self) -> bool {
+        let m = &self.meta.sections[Section::Rows as usize];
+        self.rows_as_codes() && m.stored_len.get() == m.raw_len.get()
+    }
+
+    /// The bit-packed row codes, read in place (their checksum verified once
+    /// per table handle), if the chunk stores its rows so (SPEC.md 5.6).
+    /// Each code is at most `distinct` (which stands for NULL), but only a
+    /// full decode ([`ColumnChunk::row_codes`]) checks them against the
+    /// counts: users of single codes must bound-check them.
+    pub fn packed_codes(&self) -> Result<Option<bitpack::Packed<'_>>> {
+        if !self.rows_packed() {
+            return Ok(None);
+        }
+        let stored = self.stored(Section::Rows)?;
+        let bits = bitpack::bits(self.distinct(), self.null_count() > 0);
+        bitpack::Packed::new(stored, bits, self.rows as usize)
+            .map(Some)
+            .map_err(|e| self.corrupt(Section::Rows, e))
+    }
+
     /// Decodes the row codes stored in the row lists section (`stored`) into
     /// `out`: each row's value index, or `distinct` for a NULL row, checked
     /// to agree with the counts and the NULL count.
     fn decode_row_codes(&self, stored: &[u8], out: &mut Vec<u32>) -> Result<()> {
         let d = self.distinct();
         let nulls = self.null_count() as usize;
-        let width = row_codes::width(d, nulls > 0);
-        let form = if self.meta.zstd_sections & ROW_CODE_DELTAS != 0 {
-            CodeForm::Deltas
+        if let Some(packed) = self.packed_codes()? {
+            packed.unpack_into(out);
         } else {
-            CodeForm::Plain
-        };
-        row_codes::decompress(stored, width, self.rows as usize, form, out)
-            .map_err(|e| self.corrupt(Section::Rows, e))?;
+            let width = row_codes::width(d, nulls > 0);
+            let form = if self.meta.zstd_sections & ROW_CODE_DELTAS != 0 {
+                CodeForm::Deltas
+            } else {
+                CodeForm::Plain
+            };
+            row_codes::decompress(stored, width, self.rows as usize, form, out)
+                .map_err(|e| self.corrupt(Section::Rows, e))?;
+        }
         let mut seen = vec![0u32; d + 1];
         for &c in out.iter() {
             match seen.get_mut(c as usize) {
@@ -447,9 +483,58 @@ impl ColumnChunk {
         Ok(())
     }
 
+    /// The row lists that bit-packed row codes stand for, made once per
+    /// chunk handle and shared through the [`cache`].
+    fn expanded_packed_codes(&self) -> Result<SectionBytes<'_>> {
+        let cell = &self.unpacked[Section::Rows as usize];
+        if let (Some(words), Some(&len)) = (cell.get(), self.lists_len.get()) {
+            return Ok(SectionBytes::Mapped(&words.as_bytes()[..len]));
+        }
+        let key = self.cache_key(Section::Rows as u8);
+        let (words, len) = match cache::get(key) {
+            Some(Decoded::Sized(words, len)) if words.len() * 16 >= len => (words, len),
+            _ => {
+                let (words, len) =
+                    decode_stats::timed(decode_stats::Work::Section(Section::Rows), || {
+                        let lists = self.lists_of_codes()?;
+                        let mut words = vec![0u128; lists.len().div_ceil(16)];
+                        words.as_mut_bytes()[..lists.len()].copy_from_slice(&lists);
+                        Ok::<_, FormatError>(((words, lists.len()), lists.len()))
+                    })?;
+                let words = Arc::new(words);
+                cache::insert(key, Decoded::Sized(words.clone(), len));
+                (words, len)
+            }
+        };
+        let words = cell.get_or_init(|| words);
+        let len = *self.lists_len.get_or_init(|| len);
+        match words.as_bytes().get(..len) {
+            Some(bytes) => Ok(SectionBytes::Mapped(bytes)),
+            None => Err(self.corrupt(Section::Rows, "expanded row lists changed length")),
+        }
+    }
+
     /// Writes into `out` the row lists that the stored row codes stand for,
     /// from the (checked and kept) row codes.
     fn expand_row_codes(&self, out: &mut [u8]) -> Result<()> {
+        let lists = self.lists_of_codes()?;
+        if lists.len() != out.len() {
+            return Err(self.corrupt(
+                Section::Rows,
+                format!(
+                    "row codes make {} bytes of row lists, not {}",
+                    lists.len(),
+                    out.len()
+                ),
+            ));
+        }
+        out.copy_from_slice(&lists);
+        Ok(())
+    }
+
+    /// The row lists (SPEC.md 5.1) that the (checked and kept) row codes
+    /// stand for.
+    fn lists_of_codes(&self) -> Result<Vec<u8>> {
         let codes = self.row_codes()?;
         // Rows grouped by code with a counting sort (NULL rows, `u32::MAX`,
         // last).
@@ -469,20 +554,9 @@ impl ColumnChunk {
             rows[fill[b] as usize] = r as u32;
             fill[b] += 1;
         }
-        let mut lists = Vec::with_capacity(out.len());
+        let mut lists = Vec::with_capacity(codes.len());
         rowlist::encode_lists(&rows, &starts[..=d], &mut lists, &mut Vec::new());
-        if lists.len() != out.len() {
-            return Err(self.corrupt(
-                Section::Rows,
-                format!(
-                    "row codes make {} bytes of row lists, not {}",
-                    lists.len(),
-                    out.len()
-                ),
-            ));
-        }
-        out.copy_from_slice(&lists);
-        Ok(())
+        Ok(lists)
     }
 
     /// The `len` bytes of `section` as `decode` writes them, made once per
@@ -501,8 +575,11 @@ impl ColumnChunk {
         let words = match cache::get(key) {
             Some(Decoded::Section(words)) if words.len() * 16 >= len => words,
             _ => {
-                let mut words = vec![0u128; len.div_ceil(16)];
-                decode(&mut words.as_mut_bytes()[..len])?;
+                let words = decode_stats::timed(decode_stats::Work::Section(section), || {
+                    let mut words = vec![0u128; len.div_ceil(16)];
+                    decode(&mut words.as_mut_bytes()[..len])?;
+                    Ok::<_, FormatError>((words, len))
+                })?;
                 let words = Arc::new(words);
                 cache::insert(key, Decoded::Section(words.clone()));
                 words
@@ -636,8 +713,12 @@ impl ColumnChunk {
         let codes = match cache::get(key) {
             Some(Decoded::Codes(codes)) if codes.len() == self.rows as usize => codes,
             _ => {
-                let mut v = Vec::new();
-                self.codes(&mut v)?;
+                let v = decode_stats::timed(decode_stats::Work::RowCodes, || {
+                    let mut v = Vec::new();
+                    self.codes(&mut v)?;
+                    let bytes = v.len() * 4;
+                    Ok::<_, FormatError>((v, bytes))
+                })?;
                 let codes = Arc::new(v);
                 cache::insert(key, Decoded::Codes(codes.clone()));
                 codes
@@ -1065,11 +1146,20 @@ impl Dictionary<'_> {
                     .chunk
                     .corrupt(Section::StrData, "dictionary does not start with 0"));
             }
-            strings::decompress_block(self.chunk.meta.str_codec, dict, src, raw, &mut decompressed)
-                .map_err(|e| {
-                    self.chunk
-                        .corrupt(Section::StrData, format!("block {block}: {}", e.0))
-                })?;
+            decode_stats::timed(decode_stats::Work::StringBlock, || {
+                strings::decompress_block(
+                    self.chunk.meta.str_codec,
+                    dict,
+                    src,
+                    raw,
+                    &mut decompressed,
+                )
+                .map(|()| ((), raw))
+            })
+            .map_err(|e| {
+                self.chunk
+                    .corrupt(Section::StrData, format!("block {block}: {}", e.0))
+            })?;
             &decompressed
         };
         strings::decode_block(raw_bytes, count, bytes, ends).map_err(|e| {

@@ -194,6 +194,13 @@ fn verify_chunk(table: &Table, b: usize, c: usize, chunk: &ColumnChunk) -> Resul
     if twice || seen.iter().any(|&x| !x) {
         return Err(bad("row lists", "rows are missing or listed twice".into()));
     }
+    // Bit-packed row codes end in zero bits (the expansion above checked
+    // each code against the counts).
+    if let Some(packed) = chunk.packed_codes()? {
+        if !packed.padding_is_zero() {
+            return Err(bad("row codes", "non-zero bits after the last code".into()));
+        }
+    }
     let counts = chunk.counts()?;
     if (0..d).any(|i| counts.view().get(i) == 0) {
         return Err(bad("counts", "a value with no rows".into()));

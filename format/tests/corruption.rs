@@ -146,6 +146,34 @@ fn fields_new_in_a_version_are_errors_in_earlier_ones() {
         bytes[n - 16..n - 12].copy_from_slice(&version.to_le_bytes());
         Manifest::decode(&path.join("MANIFEST"), &bytes)
     };
+    // Version 6 may store row codes bit-packed: the row lists section
+    // raw, of exactly the packed length, not marked as differences.
+    use strata_format::layout::{ChunkMeta, ROW_CODES};
+    let is_packed = |c: &ChunkMeta| {
+        let r = c.sections[Section::Rows as usize];
+        c.zstd_sections & ROW_CODES != 0 && r.stored_len.get() == r.raw_len.get()
+    };
+    let p = written
+        .chunks
+        .iter()
+        .position(is_packed)
+        .expect("packed codes");
+    assert!(decode(&written, 6).is_ok());
+    assert!(decode(&written, 5).is_err());
+    let mut m = written.clone();
+    m.chunks[p].zstd_sections |= Section::Rows.zstd_bit().unwrap();
+    assert!(decode(&m, 6).is_err(), "packed codes as differences");
+    let mut m = written.clone();
+    let r = &mut m.chunks[p].sections[Section::Rows as usize];
+    r.stored_len = (r.stored_len.get() + 8).into();
+    r.raw_len = r.stored_len;
+    assert!(decode(&m, 6).is_err(), "packed codes of the wrong length");
+    // The rows as an older writer would store them (only the manifest is
+    // decoded here).
+    let mut written = written;
+    for c in written.chunks.iter_mut().filter(|c| is_packed(c)) {
+        c.zstd_sections &= !ROW_CODES;
+    }
     // Version 3 leaves the string-to-hash map out and may compress values;
     // versions 1 and 2 need the map and raw values.
     assert!(decode(&written, 3).is_ok());

@@ -204,15 +204,7 @@ fn schema_v5() -> Schema {
 /// its values: seconds, milliseconds or microseconds.
 #[test]
 fn golden_v5_reads_back_exactly() {
-    assert_eq!(
-        strata_format::FORMAT_VERSION,
-        5,
-        "write a golden table for the new version"
-    );
     let dir = golden_dir(5);
-    if std::env::var_os("STRATA_WRITE_GOLDEN").is_some() {
-        write(&dir, &schema_v5());
-    }
     check(&dir, &schema_v5());
     let t = Table::open(&dir).unwrap();
     let unit = |b: usize, c: usize| t.manifest().chunk(b, c).str_codec;
@@ -222,6 +214,64 @@ fn golden_v5_reads_back_exactly() {
         (unit(0, 17), unit(1, 17), unit(2, 17)),
         (TIME_UNIT_MILLIS, TIME_UNIT_MICROS, TIME_UNIT_SECONDS)
     );
+}
+
+/// Whether chunk `c` of block `b` stores bit-packed row codes (version 6).
+fn packed(t: &Table, b: usize, c: usize) -> bool {
+    let meta = t.manifest().chunk(b, c);
+    let rows = meta.sections[Section::Rows as usize];
+    meta.zstd_sections & strata_format::layout::ROW_CODES != 0
+        && rows.stored_len.get() == rows.raw_len.get()
+}
+
+/// Version 6 may store row codes bit-packed, read in place: version 5's
+/// table as version 6 writes it.
+#[test]
+fn golden_v6_reads_back_exactly() {
+    assert_eq!(
+        strata_format::FORMAT_VERSION,
+        6,
+        "write a golden table for the new version"
+    );
+    let dir = golden_dir(6);
+    if std::env::var_os("STRATA_WRITE_GOLDEN").is_some() {
+        write(&dir, &schema_v5());
+    }
+    check(&dir, &schema_v5());
+    let t = Table::open(&dir).unwrap();
+    let chunks = (0..t.num_blocks()).flat_map(|b| (0..t.schema().len()).map(move |c| (b, c)));
+    assert!(chunks.clone().any(|(b, c)| packed(&t, b, c)));
+    assert!(chunks.clone().any(|(b, c)| !packed(&t, b, c)));
+}
+
+/// The version 4 row-codes table as version 6 writes it: codes two bytes
+/// wide and scattered strings bit-packed, rising timestamps still zstd
+/// differences.
+#[test]
+fn golden_v6_row_codes_read_back_exactly() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/v6-row-codes");
+    let schema = schema_coded_v4();
+    write_coded_v4_if_asked(&dir, &schema);
+    check_coded(&dir, &schema, CODED_V4_ROWS, coded_v4_value);
+    let t = Table::open(&dir).unwrap();
+    assert!(!packed(&t, 0, 0), "the rising timestamps are differences");
+    assert!(packed(&t, 0, 1), "the identifiers are packed codes");
+    let chunk = t.chunk(0, 1).unwrap();
+    let codes = chunk.packed_codes().unwrap().unwrap();
+    let all = chunk.row_codes().unwrap();
+    assert!((0..CODED_V4_ROWS).all(|r| codes.get(r) == all[r]));
+}
+
+/// Rewrites the row-codes golden table at `dir` with this build's writer
+/// when `STRATA_WRITE_GOLDEN` is set.
+fn write_coded_v4_if_asked(dir: &std::path::Path, schema: &Schema) {
+    if std::env::var_os("STRATA_WRITE_GOLDEN").is_some() {
+        let _ = std::fs::remove_dir_all(dir);
+        let mut w = TableWriter::create(dir, schema.clone(), WriteOptions::default()).unwrap();
+        w.write_block(columns(schema, 0..CODED_V4_ROWS, coded_v4_value))
+            .unwrap();
+        w.finish().unwrap();
+    }
 }
 
 /// Rows of the version 4 row-codes golden table.
@@ -268,13 +318,7 @@ fn coded_v4_value(c: usize, r: usize) -> Cell {
 fn golden_v4_row_code_differences_read_back_exactly() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/v4-row-codes");
     let schema = schema_coded_v4();
-    if std::env::var_os("STRATA_WRITE_GOLDEN").is_some() {
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut w = TableWriter::create(&dir, schema.clone(), WriteOptions::default()).unwrap();
-        w.write_block(columns(&schema, 0..CODED_V4_ROWS, coded_v4_value))
-            .unwrap();
-        w.finish().unwrap();
-    }
+    write_coded_v4_if_asked(&dir, &schema);
     check_coded(&dir, &schema, CODED_V4_ROWS, coded_v4_value);
     let t = Table::open(&dir).unwrap();
     let deltas = |c: usize| {

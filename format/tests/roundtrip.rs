@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use strata_format::types::{float_key, signed_key};
 use strata_format::{
     encode_block_rows, encode_block_with, string_hash, ColumnData, Compression, DataType,
-    EncodeOptions, Field, RowValues, Schema, Table, TableWriter, WriteOptions,
+    EncodeOptions, Field, RowAccess, RowValues, Schema, Table, TableWriter, WriteOptions,
 };
 
 /// A column's values in row order, as the test generates them.
@@ -71,8 +71,13 @@ fn write_and_read(fields: Vec<Field>, cols: &[Col], block_rows: usize) -> u32 {
         let columns = cols.iter().map(|c| c.slice(start..end)).collect();
         // Blocks take turns with the string codecs.
         let codecs = [Compression::Zstd, Compression::Raw, Compression::Lz4];
+        // ... and with the row forms: every third block stores its rows
+        // as compactly as it can.
+        let access = [RowAccess::Fast, RowAccess::Fast, RowAccess::Compact];
+        let turn = start / block_rows;
         let options = EncodeOptions {
-            compression: codecs[(start / block_rows) % codecs.len()],
+            compression: codecs[turn % codecs.len()],
+            row_access: access[(turn / codecs.len()) % access.len()],
         };
         w.write_encoded(encode_block_with(&schema, end - start, columns, options).unwrap())
             .unwrap();

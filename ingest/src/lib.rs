@@ -33,8 +33,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use strata_format::{
-    encode_block_rows, encode_block_with, ColumnData, Compression, EncodeOptions, Schema,
-    TableWriter, WriteOptions, DEFAULT_BLOCK_ROWS,
+    encode_block_rows, encode_block_with, ColumnData, Compression, EncodeOptions, RowAccess,
+    Schema, TableWriter, WriteOptions, DEFAULT_BLOCK_ROWS,
 };
 
 pub use error::{IngestError, Position, Result, RowError};
@@ -92,6 +92,9 @@ pub struct IngestOptions {
     /// How string blocks are compressed (see
     /// [`strata_format::EncodeOptions::compression`]).
     pub compression: Compression,
+    /// Whether rows are stored for reading in place or as compactly as
+    /// possible (see [`strata_format::RowAccess`]).
+    pub row_access: RowAccess,
     /// Stop reading once at least this many rows are read (whole blocks, so
     /// the table may hold more): the first rows of the input, in order.
     /// `None` reads everything.
@@ -122,6 +125,7 @@ impl Default for IngestOptions {
             append: false,
             sync: true,
             compression: Compression::default(),
+            row_access: RowAccess::default(),
             max_rows: None,
             sort_by: None,
             cancel: None,
@@ -142,6 +146,7 @@ impl IngestOptions {
     fn encoding(&self) -> EncodeOptions {
         EncodeOptions {
             compression: self.compression,
+            row_access: self.row_access,
         }
     }
 }
