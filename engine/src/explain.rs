@@ -54,6 +54,27 @@ pub fn explain(
     out
 }
 
+/// Appends to `out` the decoding the query caused (EXPLAIN ANALYZE): per
+/// kind of section, how often, how many bytes it produced and the time
+/// summed over threads. A fresh process decodes what a warm one finds in
+/// its cache; nothing is listed when nothing was decoded.
+pub fn decoded_lines(out: &mut String, work: &[strata_format::decode_stats::WorkTotals]) {
+    if work.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Decoded (process-wide, time summed over threads):");
+    for w in work {
+        let _ = writeln!(
+            out,
+            "  {:<20} {:>6} x {:>10.1} KiB  {}",
+            w.work.name(),
+            w.calls,
+            w.bytes as f64 / 1024.0,
+            ms(Duration::from_nanos(w.nanos))
+        );
+    }
+}
+
 /// A text as a one-column result, a row per line.
 pub fn as_result(text: &str) -> QueryResult {
     let mut v = Vector::empty(LType::Varchar, 0);

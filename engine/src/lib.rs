@@ -282,19 +282,23 @@ impl Engine {
         let mut log = RuleLog::default();
         let head = self.first_rows(q, &mut log).map(|f| f.rows);
         let c = self.compile(catalog, q, text, head, log)?;
+        let mut decoded = Vec::new();
         let metrics = if analyze {
+            let before = strata_format::decode_stats::snapshot();
             let start = std::time::Instant::now();
             let (_, ctx) = self.execute(&c, watch)?;
-            Some((ctx.metrics(), start.elapsed()))
+            let elapsed = start.elapsed();
+            decoded = strata_format::decode_stats::since(
+                &before,
+                &strata_format::decode_stats::snapshot(),
+            );
+            Some((ctx.metrics(), elapsed))
         } else {
             None
         };
-        Ok(explain::explain(
-            &c.query,
-            &c.physical,
-            &c.log,
-            metrics.as_ref(),
-        ))
+        let mut text = explain::explain(&c.query, &c.physical, &c.log, metrics.as_ref());
+        explain::decoded_lines(&mut text, &decoded);
+        Ok(text)
     }
 }
 

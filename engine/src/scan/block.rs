@@ -437,6 +437,12 @@ impl<'t> BlockCtx<'t> {
     fn codes_at_rows(&self, col: usize, rows: &[u32], may_cache: bool) -> Result<Vec<u32>> {
         let chunk = self.chunk(col)?;
         let many = rows.len() >= (self.rows as usize) / 16;
+        // Bit-packed codes are read in place, row by row.
+        if !many && !chunk.row_codes_ready() {
+            if let Some(packed) = chunk.packed_codes()? {
+                return codes_from_packed(&packed, chunk, rows);
+            }
+        }
         if many
             || chunk.stores_row_codes()
             || (may_cache && chunk.row_codes_wanted())
@@ -560,6 +566,30 @@ impl<'t> BlockCtx<'t> {
         }
         Ok(self.values(col)?.gather(&idx))
     }
+}
+
+/// The codes of `rows` (each below the chunk's rows) read from bit-packed
+/// row codes: `u32::MAX` for NULL, a code past the values an error.
+fn codes_from_packed(
+    packed: &strata_format::bitpack::Packed<'_>,
+    chunk: &ColumnChunk,
+    rows: &[u32],
+) -> Result<Vec<u32>> {
+    let d = chunk.distinct() as u32;
+    let null = (chunk.null_count() > 0).then_some(d);
+    rows.iter()
+        .map(|&r| match packed.get(r as usize) {
+            c if c < d => Ok(c),
+            c if Some(c) == null => Ok(u32::MAX),
+            c => Err(crate::error::EngineError::Format(
+                strata_format::FormatError::corrupt(
+                    chunk.path(),
+                    "row codes",
+                    format!("row {r} has code {c} of {d} values"),
+                ),
+            )),
+        })
+        .collect()
 }
 
 /// The columns `exprs` read, each once.
