@@ -31,6 +31,7 @@ pub mod exec;
 pub mod explain;
 pub mod expr;
 pub mod interrupt;
+pub mod interval;
 pub mod open_tables;
 pub mod plan;
 pub mod result;

@@ -21,6 +21,7 @@ pub mod from;
 pub mod function;
 pub mod literal;
 pub mod query;
+pub mod scalar_fns;
 pub mod scope;
 pub mod select;
 pub mod star;
