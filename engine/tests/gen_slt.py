@@ -105,7 +105,17 @@ def main():
                 if anyof:
                     text = re.sub(r"\s+LIMIT\s+\d+(\s+OFFSET\s+\d+)?\s*$", "", text, flags=re.I)
                 try:
-                    rows = con.execute(text).fetchall()
+                    cur = con.execute(text)
+                    rows = cur.fetchall()
+                    types = [str(d[1]) for d in cur.description]
+                    if "INTERVAL" in types:
+                        # Python's timedelta loses the months: DuckDB prints them.
+                        names = ", ".join(f"c{k}" for k in range(len(types)))
+                        cols = ", ".join(
+                            f"CAST(c{k} AS VARCHAR)" if t == "INTERVAL" else f"c{k}"
+                            for k, t in enumerate(types)
+                        )
+                        rows = con.execute(f"SELECT {cols} FROM ({text}) AS q({names})").fetchall()
                 except Exception as e:
                     print(f"{path}: DuckDB failed on {text!r}: {e}", file=sys.stderr)
                     bad += 1
