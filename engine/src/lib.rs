@@ -30,6 +30,7 @@ pub mod error;
 pub mod exec;
 pub mod explain;
 pub mod expr;
+pub mod inspect;
 pub mod interrupt;
 pub mod interval;
 pub mod open_tables;
@@ -168,9 +169,11 @@ impl Engine {
                 Statement::Query(q) | Statement::Explain { query: q, .. } => {
                     sql::params::substitute(q, params)?
                 }
+                Statement::Inspect(_) => {}
             }
         }
         match stmt {
+            Statement::Inspect(i) => inspect::run(self, catalog, &i),
             Statement::Query(q) => self.run(catalog, &q, sql, &watch),
             Statement::Explain { analyze, query } => {
                 let text = self.explain_query(catalog, &query, sql, analyze, &watch)?;
@@ -185,6 +188,9 @@ impl Engine {
         let (q, analyze) = match sql::parse::parse(sql)? {
             Statement::Query(q) => (q, false),
             Statement::Explain { analyze, query } => (query, analyze),
+            Statement::Inspect(_) => {
+                return error::unsupported("EXPLAIN of DESCRIBE, SHOW or SUMMARIZE")
+            }
         };
         self.explain_query(catalog, &q, sql, analyze, &watch)
     }
@@ -210,6 +216,16 @@ impl Engine {
 
     /// Binds, optimizes and plans a query, opening its tables (the first
     /// `head` rows of the top-level table where the catalog can).
+    pub(crate) fn compile_columns(
+        &self,
+        catalog: &dyn Catalog,
+        q: &sqlparser::ast::Query,
+        text: &str,
+    ) -> Result<Vec<plan::Column>> {
+        let c = self.compile(catalog, q, text, None, RuleLog::default())?;
+        Ok(c.query.root.columns())
+    }
+
     fn compile(
         &self,
         catalog: &dyn Catalog,

@@ -22,6 +22,7 @@ pub mod function;
 pub mod literal;
 pub mod query;
 pub mod scalar_fns;
+pub mod schema_tables;
 pub mod scope;
 pub mod select;
 pub mod star;
