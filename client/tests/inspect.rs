@@ -64,7 +64,10 @@ fn describe_files_queries_and_tables() {
     if let Some(want) = duckdb_csv(d, "DESCRIBE 'nums.csv'") {
         assert_eq!(rows(&got), rows(&want));
     }
-    let got = query(d, "-- a comment first\nDESCRIBE SELECT i + 1 AS j, s FROM 'nums.csv'");
+    let got = query(
+        d,
+        "-- a comment first\nDESCRIBE SELECT i + 1 AS j, s FROM 'nums.csv'",
+    );
     assert_eq!(rows(&got), ["j,BIGINT,YES,,,", "s,VARCHAR,YES,,,"]);
     // Tables of the database directory.
     common::ingest(&d.join("nums"), &d.join("nums.csv"), &[]);
@@ -72,7 +75,10 @@ fn describe_files_queries_and_tables() {
     assert_eq!(rows(&query(d, "SHOW TABLES")), ["named", "nums"]);
     assert_eq!(rows(&query(d, "SHOW ALL TABLES")), ["named", "nums"]);
     let desc = query(d, "DESCRIBE nums");
-    assert_eq!(rows(&desc), ["i,BIGINT,NO,,,", "s,VARCHAR,YES,,,", "f,DOUBLE,YES,,,"]);
+    assert_eq!(
+        rows(&desc),
+        ["i,BIGINT,NO,,,", "s,VARCHAR,YES,,,", "f,DOUBLE,YES,,,"]
+    );
     assert_eq!(query(d, "SHOW nums"), desc);
     assert_eq!(query(d, "SHOW COLUMNS FROM nums"), desc);
     assert_eq!(
@@ -97,12 +103,15 @@ fn summarize_matches_duckdb_where_duckdb_is_exact() {
     let dir = scratch();
     let d = dir.path();
     let got = query(d, "SUMMARIZE 'nums.csv'");
-    let head = "column_name,column_type,min,max,approx_unique,avg,std,q25,q50,q75,count,null_percentage";
+    let head =
+        "column_name,column_type,min,max,approx_unique,avg,std,q25,q50,q75,count,null_percentage";
     assert_eq!(got.lines().next(), Some(head));
     // Every column but DuckDB's approximations (approx_unique, q25..q75).
     let pick = |line: &str| {
         let f: Vec<&str> = line.split(',').collect();
-        [0, 1, 2, 3, 5, 6, 10, 11].map(|k| f[k].to_string()).join(",")
+        [0, 1, 2, 3, 5, 6, 10, 11]
+            .map(|k| f[k].to_string())
+            .join(",")
     };
     let ours: Vec<String> = rows(&got).iter().map(|l| pick(l)).collect();
     assert_eq!(
@@ -147,7 +156,10 @@ fn headers_are_sniffed_as_duckdb_does() {
     assert_eq!(lines(&query(d, "SELECT * FROM 'named.csv'"))[0], "x,y");
     // An explicit header= wins.
     assert_eq!(
-        rows(&query(d, "SELECT * FROM read_csv('named.csv', header=false)")),
+        rows(&query(
+            d,
+            "SELECT * FROM read_csv('named.csv', header=false)"
+        )),
         ["x,y", "3,4"]
     );
 }

@@ -10,7 +10,8 @@
 //! `SUMMARIZE` differs from DuckDB where DuckDB approximates:
 //! `approx_unique` is the exact number of distinct values, and `q25`,
 //! `q50`, `q75` are exact quantiles interpolated between neighbouring
-//! values (DuckDB's come from a t-digest), given for numbers only.
+//! values (DuckDB's come from a t-digest). `avg`, `std` and the quantiles
+//! are given for numbers only (DuckDB also gives them for dates).
 
 use sqlparser::ast as sql;
 
@@ -149,9 +150,17 @@ pub fn run(engine: &Engine, catalog: &dyn Catalog, i: &Inspection) -> Result<Que
         }
         Inspection::Describe { query, text, table } => {
             let cols = engine.compile_columns(catalog, query, text)?;
-            // A stored table knows which columns hold no NULLs.
+            // A stored table knows which columns hold no NULLs (a file
+            // read in place, like DuckDB's, does not say).
+            let stored = |t: &crate::TableRef| match t {
+                crate::TableRef::Named(n) => catalog
+                    .table_names()
+                    .map(|names| names.contains(n))
+                    .unwrap_or(false),
+                crate::TableRef::Function { .. } => false,
+            };
             let nullable: Vec<bool> = match (table, crate::sql::table_ref::table_of(query)) {
-                (true, Ok(tref)) => match catalog.open(&tref) {
+                (true, Ok(tref)) if stored(&tref) => match catalog.open(&tref) {
                     Ok(t) if t.schema().fields.len() == cols.len() => {
                         t.schema().fields.iter().map(|f| f.nullable).collect()
                     }

@@ -64,7 +64,7 @@ impl Interval {
     }
 
     /// The part-wise sum (an error on overflow).
-    pub fn add(self, o: Interval) -> Result<Interval> {
+    pub fn checked_add(self, o: Interval) -> Result<Interval> {
         match (
             self.months.checked_add(o.months),
             self.days.checked_add(o.days),
@@ -76,7 +76,7 @@ impl Interval {
     }
 
     /// Each part multiplied by `k` (an error on overflow).
-    pub fn mul(self, k: i64) -> Result<Interval> {
+    pub fn checked_mul(self, k: i64) -> Result<Interval> {
         let m = i64::from(self.months).checked_mul(k);
         let d = i64::from(self.days).checked_mul(k);
         match (
@@ -230,7 +230,7 @@ fn to_i32(x: f64) -> Option<i32> {
 }
 
 fn to_i64(x: f64) -> Option<i64> {
-    (x >= -9.2e18 && x <= 9.2e18).then_some(x as i64)
+    (-9.2e18..=9.2e18).contains(&x).then_some(x as i64)
 }
 
 /// Parses interval text as DuckDB reads it (`'1 day'`, `'1 year 2 months'`,
@@ -264,7 +264,7 @@ pub fn parse(text: &str) -> Result<Interval> {
             break;
         }
         if w.contains(':') {
-            acc = acc.add(Interval::new(0, 0, parse_clock(w).ok_or_else(bad)?))?;
+            acc = acc.checked_add(Interval::new(0, 0, parse_clock(w).ok_or_else(bad)?))?;
             i += 1;
             continue;
         }
@@ -285,7 +285,7 @@ pub fn parse(text: &str) -> Result<Interval> {
             Ok(n) => of_units(n, unit),
             Err(_) => num.parse::<f64>().ok().and_then(|x| of_fraction(x, unit)),
         };
-        acc = acc.add(part.ok_or_else(bad)?)?;
+        acc = acc.checked_add(part.ok_or_else(bad)?)?;
     }
     if ago {
         acc = acc.negate()?;

@@ -626,7 +626,7 @@ impl<'a> Gen<'a> {
                         vec![
                             s,
                             lit(str_lit(re)),
-                            lit(str_lit(*self.rng.pick(&["i", "c", "s"]))),
+                            lit(str_lit(self.one(&["i", "c", "s"]))),
                         ],
                     ),
                 }
@@ -837,7 +837,7 @@ impl<'a> Gen<'a> {
                     1 => func("sign", vec![x]),
                     2 => {
                         let y = self.small_int();
-                        func(*self.rng.pick(&["gcd", "lcm"]), vec![x, y])
+                        func(self.one(&["gcd", "lcm"]), vec![x, y])
                     }
                     3 => func("mod", vec![x, self.small_int()]),
                     _ => {
@@ -854,7 +854,7 @@ impl<'a> Gen<'a> {
                     0 => {
                         let needle = self.pattern_text(&s, false);
                         func(
-                            *self.rng.pick(&["strpos", "instr"]),
+                            self.one(&["strpos", "instr"]),
                             vec![s, lit(str_lit(&needle))],
                         )
                     }
@@ -1083,20 +1083,16 @@ impl<'a> Gen<'a> {
                     ),
                     1 => func(
                         "split_part",
-                        vec![
-                            x,
-                            lit(str_lit(*self.rng.pick(&[",", "o", "", "é", "_"]))),
-                            n,
-                        ],
+                        vec![x, lit(str_lit(self.one(&[",", "o", "", "é", "_"]))), n],
                     ),
-                    2 => func(*self.rng.pick(&["left", "right"]), vec![x, n]),
+                    2 => func(self.one(&["left", "right"]), vec![x, n]),
                     3 => func("reverse", vec![x]),
                     4 => func(
-                        *self.rng.pick(&["lpad", "rpad"]),
+                        self.one(&["lpad", "rpad"]),
                         vec![
                             x,
                             lit(self.rng.range(0, 8).to_string()),
-                            lit(str_lit(*self.rng.pick(&["*", "ab", "é"]))),
+                            lit(str_lit(self.one(&["*", "ab", "é"]))),
                         ],
                     ),
                     5 => func("repeat", vec![x, lit(self.rng.range(-1, 3).to_string())]),
@@ -1116,7 +1112,7 @@ impl<'a> Gen<'a> {
             }
             11 => {
                 let n = 2 + self.rng.index(2);
-                let mut args = vec![lit(str_lit(*self.rng.pick(&[",", "", " - "])))];
+                let mut args = vec![lit(str_lit(self.one(&[",", "", " - "])))];
                 for _ in 0..n {
                     let k = self.some_kind();
                     args.push(self.expr(k, d, ctx));
@@ -1324,6 +1320,11 @@ impl<'a> Gen<'a> {
             3 => func("ceil", vec![x]),
             _ => func("ceiling", vec![x]),
         }
+    }
+
+    /// One of `items`.
+    fn one(&mut self, items: &[&'static str]) -> &'static str {
+        items[self.rng.index(items.len())]
     }
 
     fn small_int(&mut self) -> Expr {

@@ -503,7 +503,7 @@ pub fn eval(f: &TimeFn, args: &[&Vector], ty: LType, len: usize) -> Result<Vecto
                 if *sign < 0 {
                     y = y.negate()?;
                 }
-                Value::Huge(interval::pack(x.add(y)?))
+                Value::Huge(interval::pack(x.checked_add(y)?))
             }
             (TimeFn::IntervalNeg, [a]) => {
                 Value::Huge(interval::pack(interval::unpack(intervals(a)?[i]).negate()?))
@@ -511,7 +511,7 @@ pub fn eval(f: &TimeFn, args: &[&Vector], ty: LType, len: usize) -> Result<Vecto
             (TimeFn::IntervalMul | TimeFn::IntervalDiv, [a, k]) => {
                 let x = interval::unpack(intervals(a)?[i]);
                 let r = match (f, number_at(k, i)) {
-                    (TimeFn::IntervalMul, (_, Some(n))) => Some(x.mul(n)?),
+                    (TimeFn::IntervalMul, (_, Some(n))) => Some(x.checked_mul(n)?),
                     (TimeFn::IntervalMul, (k, None)) => interval_mul_f(x, k),
                     (_, (k, _)) => interval_div(x, k),
                 };
