@@ -114,7 +114,11 @@ impl Table {
     /// This is how a query runs over a part of a table (one task of a query
     /// split across processes).
     pub fn with_blocks(&self, blocks: &[usize]) -> Result<Table> {
-        let whole = self.inner.subset.as_ref().map_or(self.num_blocks(), |s| s.1);
+        let whole = self
+            .inner
+            .subset
+            .as_ref()
+            .map_or(self.num_blocks(), |s| s.1);
         let m = &self.inner.manifest;
         let columns = m.schema.len();
         let mut seen = vec![false; self.num_blocks()];
