@@ -252,6 +252,8 @@ pub fn split(query: Query) -> Result<Split> {
     let mut query = query;
     let (table, name) = split_table(&query)?;
     inline_ctes_reading(&mut query, &table)?;
+    // Partial results then carry only the columns the final plan reads.
+    query.root = crate::rewrite::prune_columns::run(query.root);
     let mut path = Vec::new();
     if !find(&query.root, &table, &mut path) {
         return Err(EngineError::Internal(
@@ -462,9 +464,13 @@ fn per_row(parent: &LogicalPlan, child: usize, table: &str) -> Result<bool> {
                 _ => false,
             };
             if !ok {
+                let why = if child == 0 {
+                    "would repeat the other side's unmatched rows in every task"
+                } else {
+                    "needs the matches of each of its other side's rows in all blocks"
+                };
                 return Err(EngineError::NotSplittable(format!(
-                    "a {} join with {table} on the {} side would repeat the other side's \
-                     unmatched rows in every task",
+                    "a {} join with {table} on the {} side {why}",
                     kind.name(),
                     if child == 0 { "left" } else { "right" }
                 )));
