@@ -31,6 +31,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 from . import _params, _pyarrow, _strata
@@ -187,6 +188,7 @@ def sql(
     retries: int = 0,
     workdir: Optional[str] = None,
     ray_remote_args: Optional[Dict[str, Any]] = None,
+    stats: Optional[Dict[str, Any]] = None,
 ) -> Any:
     """Runs ``query`` as Ray tasks; returns its answer as a ``pyarrow.Table``.
 
@@ -203,7 +205,10 @@ def sql(
     ones. ``retries``: how often Ray reruns a task whose worker died
     (default 0: the query fails with :class:`TaskFailedError`).
     ``ray_remote_args`` go to every task (``scheduling_strategy``,
-    ``resources``, ...).
+    ``resources``, ...). A ``stats`` dict is filled with what the run did:
+    ``tasks``, ``combine_tasks``, ``driver_bytes`` (the partial results the
+    driver merged, as Arrow IPC), ``tasks_seconds`` (until the last result
+    reached the driver) and ``merge_seconds``.
 
     Raises the errors of ``Connection.sql`` (a missing table, a wrong number
     of parameters, ...) and :class:`strata.CannotSplitError` before any task
@@ -220,7 +225,9 @@ def sql(
         own_workdir = workdir = tempfile.mkdtemp(prefix="strata-ray-tables-")
     try:
         resolved = _resolve(tables, workdir, threads)
-        return _run(ray, query, resolved, num_tasks, params, fanin, threads, retries, ray_remote_args or {})
+        return _run(
+            ray, query, resolved, num_tasks, params, fanin, threads, retries, ray_remote_args or {}, stats
+        )
     finally:
         if own_workdir is not None:
             shutil.rmtree(own_workdir, ignore_errors=True)
@@ -236,6 +243,7 @@ def _run(
     threads: Optional[int],
     retries: int,
     remote_args: Dict[str, Any],
+    stats: Optional[Dict[str, Any]],
 ) -> Any:
     pa = _pyarrow()
     with _catalog(tables, threads) as db:
@@ -250,11 +258,13 @@ def _run(
         partial = ray.remote(_partial_task).options(**options)
         combine = ray.remote(_combine_task).options(**options)
         every: List[Any] = []
+        started = time.perf_counter()
         try:
             level = [
                 partial.remote(tables, query, params, group, task_threads)
                 for group in _task_groups(info["block_rows"], num_tasks)
             ]
+            tasks = len(level)
             every.extend(level)
             while len(level) > fanin:
                 level = [
@@ -266,7 +276,16 @@ def _run(
         except BaseException as e:
             _cancel(ray, every)
             raise _translate(ray, e) from None
+        fetched = time.perf_counter()
         result = db.merge(query, parts, params)
+        if stats is not None:
+            stats.update(
+                tasks=tasks,
+                combine_tasks=len(every) - tasks,
+                driver_bytes=sum(len(p) for p in parts),
+                tasks_seconds=fetched - started,
+                merge_seconds=time.perf_counter() - fetched,
+            )
         return pa.RecordBatchReader._import_from_c_capsule(result.arrow_stream()).read_all()
 
 
