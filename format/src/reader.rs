@@ -40,7 +40,8 @@ struct TableInner {
     pinned: Vec<OnceLock<Arc<Mmap>>>,
     /// Per chunk, a bit per section whose checksum has been verified.
     verified: Vec<AtomicU16>,
-    /// This handle's identity in the decoded-data [`cache`].
+    /// This handle's identity in the decoded-data [`cache`] (a view's is
+    /// its table's: they share decoded sections).
     cache_id: u64,
     /// For a view of some blocks ([`Table::with_blocks`]): their numbers in
     /// the whole table, and its block count.
@@ -49,7 +50,10 @@ struct TableInner {
 
 impl Drop for TableInner {
     fn drop(&mut self) {
-        cache::forget_table(self.cache_id);
+        // A view leaves its table's entries to the table.
+        if self.subset.is_none() {
+            cache::forget_table(self.cache_id);
+        }
     }
 }
 
@@ -110,7 +114,9 @@ impl Table {
     /// A view of this table holding only blocks `blocks` (numbers in this
     /// table, each at most once, in the order given): a table of its own
     /// whose block `i` is this table's block `blocks[i]`, with their rows and
-    /// statistics. The block files are shared; the view maps them anew.
+    /// statistics. The block files are shared (the view maps them anew), and
+    /// so is what queries decode from them: the decoded-data cache knows a
+    /// view's blocks by their numbers in the table.
     /// This is how a query runs over a part of a table (one task of a query
     /// split across processes).
     pub fn with_blocks(&self, blocks: &[usize]) -> Result<Table> {
@@ -166,7 +172,7 @@ impl Table {
                 maps: (0..n).map(|_| OnceLock::new()).collect(),
                 pinned: (0..n).map(|_| OnceLock::new()).collect(),
                 verified,
-                cache_id: cache::new_table_id(),
+                cache_id: self.inner.cache_id,
                 subset: Some((ids, whole)),
             }),
         })
@@ -616,11 +622,16 @@ impl ColumnChunk {
         Ok(())
     }
 
-    /// This chunk's key in the decoded-data cache, for `slot`.
+    /// This chunk's key in the decoded-data cache, for `slot` (in a view,
+    /// by the block's number in the table).
     fn cache_key(&self, slot: u8) -> cache::Key {
+        let block = match &self.table.inner.subset {
+            Some((ids, _)) => ids.get(self.block).copied().unwrap_or(usize::MAX),
+            None => self.block,
+        };
         cache::Key {
             table: self.table.inner.cache_id,
-            chunk: (self.block * self.table.schema().len() + self.col) as u32,
+            chunk: (block * self.table.schema().len() + self.col) as u32,
             slot,
         }
     }

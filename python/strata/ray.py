@@ -27,6 +27,7 @@ storage every node reads (a shared file system) at the same path.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -113,28 +114,48 @@ def _catalog(tables: Dict[str, str], threads: Optional[int]) -> Iterator["_strat
         shutil.rmtree(d, ignore_errors=True)
 
 
+#: A worker process's open databases, by tables and threads: tasks of later
+#: queries find the tables open and what earlier ones decoded still cached.
+_OPEN: Dict[Any, Any] = {}
+
+
+def _worker_db(tables: Dict[str, str], threads: Optional[int]) -> "_strata.Database":
+    key = (tuple(sorted(tables.items())), threads)
+    entry = _OPEN.get(key)
+    if entry is None:
+        if len(_OPEN) >= 8:
+            old = _OPEN.pop(next(iter(_OPEN)))
+            old.__exit__(None, None, None)
+        entry = _catalog(tables, threads)
+        db = entry.__enter__()
+        _OPEN[key] = entry
+        entry.db = db  # type: ignore[attr-defined]
+        if len(_OPEN) == 1:
+            atexit.register(_close_all)
+    return entry.db  # type: ignore[attr-defined]
+
+
+def _close_all() -> None:
+    while _OPEN:
+        _OPEN.popitem()[1].__exit__(None, None, None)
+
+
 def _partial_task(
     tables: Dict[str, str], query: str, params: Optional[List[Any]], blocks: List[int], threads: Optional[int]
 ) -> bytes:
-    with _catalog(tables, threads) as db:
-        return db.partial(query, blocks, params)
+    return _worker_db(tables, threads).partial(query, blocks, params)
 
 
 def _combine_task(
     tables: Dict[str, str], query: str, params: Optional[List[Any]], threads: Optional[int], *parts: bytes
 ) -> bytes:
-    with _catalog(tables, threads) as db:
-        return db.combine(query, list(parts), params)
+    return _worker_db(tables, threads).combine(query, list(parts), params)
 
 
 def _read_task(path: str, columns: Optional[List[str]], blocks: List[int], threads: Optional[int]) -> List[Any]:
     pa = _pyarrow()
-    query = _select(columns)
-    out = []
-    with _catalog({"t": path}, threads) as db:
-        for b in blocks:
-            out.append(pa.ipc.open_stream(db.partial(query, [b])).read_all())
-    return out
+    db = _worker_db({"t": path}, threads)
+    return [pa.ipc.open_stream(db.partial(_select(columns), [b])).read_all() for b in blocks]
 
 
 def _task_groups(block_rows: Sequence[int], tasks: int) -> List[List[int]]:

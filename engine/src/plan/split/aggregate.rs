@@ -289,3 +289,69 @@ fn zero_if_null(e: TExpr) -> TExpr {
         ty: LType::Int64,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(func: AggFunc, arg: Option<TExpr>, distinct: bool, ty: LType) -> AggCall {
+        AggCall {
+            func,
+            arg,
+            distinct,
+            ty,
+        }
+    }
+
+    #[test]
+    fn states_of_each_aggregate() {
+        let x = col(1, LType::Int32);
+        let aggs = [
+            call(AggFunc::CountStar, None, false, LType::Int64),
+            call(AggFunc::Avg, Some(x.clone()), false, LType::Double),
+            call(AggFunc::Count, Some(x.clone()), true, LType::Int64),
+            call(AggFunc::Count, Some(x.clone()), true, LType::Int64),
+            call(AggFunc::Max, Some(x.clone()), false, LType::Int32),
+        ];
+        let columns = vec![
+            Column::new("k", LType::Varchar),
+            Column::new("c", LType::Int64),
+            Column::new("a", LType::Double),
+            Column::new("d", LType::Int64),
+            Column::new("d2", LType::Int64),
+            Column::new("m", LType::Int32),
+        ];
+        let s = AggSplit::new(1, &aggs, columns).unwrap_or_else(|e| panic!("{e}"));
+        let cols: Vec<(String, LType)> = s
+            .partial_columns()
+            .into_iter()
+            .map(|c| (c.name, c.ty))
+            .collect();
+        // The key, one distinct argument (shared by both calls), then the
+        // states: count, AVG's sum and count, max.
+        assert_eq!(
+            cols,
+            vec![
+                ("k".to_string(), LType::Varchar),
+                ("distinct_0".to_string(), LType::Int32),
+                ("state_0_count".to_string(), LType::Int64),
+                ("state_1_sum".to_string(), LType::HugeInt),
+                ("state_2_count".to_string(), LType::Int64),
+                ("state_3_max".to_string(), LType::Int32),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_distinct_aggregate_other_than_count_cannot_be_split() {
+        let x = col(0, LType::Int64);
+        let aggs = [call(AggFunc::Sum, Some(x), true, LType::HugeInt)];
+        let e = AggSplit::new(0, &aggs, vec![Column::new("s", LType::HugeInt)])
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("cannot be split: sum(DISTINCT ...) has no mergeable state")
+        );
+    }
+}

@@ -31,6 +31,11 @@
 //! the global first `k` is among its own task's first `k`, and a LIMIT
 //! without ORDER BY any `k` rows of each task.
 //!
+//! The bound plan is first pruned of the columns nothing reads
+//! (`prune_columns`), so partial results carry only what the final plan
+//! needs (`ORDER BY ... LIMIT` partials hold the selected columns, not the
+//! table's).
+//!
 //! What cannot be split says so ([`EngineError::NotSplittable`]): the table
 //! read twice (a self-join, or a subquery over it, which needs the whole
 //! table in every task), a join with another large table, a set operation
@@ -260,52 +265,43 @@ pub fn split(query: Query) -> Result<Split> {
             "the split table left the plan".into(),
         ));
     }
-    // From the leaf up: the nodes each task runs on its own rows.
-    let mut cut = path.len();
-    while cut > 0 {
-        let parent = node_at(&query.root, &path[..cut - 1]);
-        let child = path[cut - 1];
-        if !per_row(parent, child, &name)? {
+    // From the leaf up: the nodes each task runs on its own rows. The
+    // subtree at `depth` is the per-task part; its parent (if any) needs
+    // all rows and is where the plan is cut.
+    let mut depth = path.len();
+    while depth > 0 {
+        let parent = node_at(&query.root, &path[..depth - 1]);
+        if !per_row(parent, path[depth - 1], &name)? {
             break;
         }
-        cut -= 1;
+        depth -= 1;
     }
-    // `cut` nodes from the root down to the first node needing all rows
-    // (or to the leaf's top-most per-row ancestor when there is none).
-    let (at, lower_at) = if cut == 0 {
-        (None, Vec::new())
-    } else {
-        (Some(path[..cut - 1].to_vec()), path[..cut].to_vec())
-    };
-    let lower = node_at(&query.root, &lower_at).clone();
+    let at = (depth > 0).then(|| path[..depth - 1].to_vec());
+    let lower = node_at(&query.root, &path[..depth]).clone();
     only_small_tables_besides(&lower, &table, &name)?;
-    let columns;
-    let partial_root;
-    let combine_root;
-    let combine;
-    let mut final_root = query.root.clone();
-    match &at {
-        None => {
-            columns = lower.columns();
-            partial_root = lower;
-            combine = Combine::Rows;
-            combine_root = partials(&columns);
-            final_root = partials(&columns);
-        }
+    let Cut {
+        partial,
+        combine,
+        finish,
+        columns,
+        how,
+    } = match &at {
+        None => Cut::rows(lower),
+        Some(at) => cut_at(
+            node_at(&query.root, at),
+            lower,
+            limit_above(&query.root, at),
+        )?,
+    };
+    let final_root = match &at {
+        None => finish,
         Some(at) => {
-            let node = node_at(&query.root, at);
-            let limit = limit_above(&query.root, at);
-            let cut = cut_at(node, lower, limit)?;
-            columns = cut.columns;
-            partial_root = cut.partial;
-            combine_root = cut.combine;
-            combine = cut.how;
-            match node_at_mut(&mut final_root, at) {
-                Some(n) => *n = cut.finish,
-                None => return Err(EngineError::Internal("lost the split node".into())),
-            }
+            let mut root = query.root.clone();
+            *node_at_mut(&mut root, at)
+                .ok_or_else(|| EngineError::Internal("lost the split node".into()))? = finish;
+            root
         }
-    }
+    };
     let with_root = |root: LogicalPlan| Query {
         root,
         ctes: query.ctes.clone(),
@@ -313,9 +309,9 @@ pub fn split(query: Query) -> Result<Split> {
     Ok(Split {
         table,
         name,
-        combine,
-        partial: with_root(partial_root),
-        combine_plan: with_root(combine_root),
+        combine: how,
+        partial: with_root(partial),
+        combine_plan: with_root(combine),
         final_plan: with_root(final_root),
         columns,
     })
@@ -339,7 +335,22 @@ struct Cut {
     finish: LogicalPlan,
     /// The partial result's columns.
     columns: Vec<Column>,
+    /// How partial results combine.
     how: Combine,
+}
+
+impl Cut {
+    /// No node needs all rows: each task's rows are part of the answer.
+    fn rows(lower: LogicalPlan) -> Cut {
+        let columns = lower.columns();
+        Cut {
+            partial: lower,
+            combine: partials(&columns),
+            finish: partials(&columns),
+            columns,
+            how: Combine::Rows,
+        }
+    }
 }
 
 /// Cuts the plan at `node` (which needs all rows), `lower` being its input
