@@ -16,6 +16,7 @@ pub mod check;
 pub mod fresh;
 pub(crate) mod json;
 mod json_report;
+pub mod split;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -131,6 +132,15 @@ pub struct SuiteArgs {
     /// The `strata` binary for `--fresh` (default: `strata` beside this program).
     #[arg(long)]
     pub strata_bin: Option<PathBuf>,
+    /// Also answer each query split into this many tasks (comma-separated
+    /// counts), each reading some blocks of the largest table, merged and
+    /// checked against the single-process answer (see [`split`]).
+    #[arg(long, value_delimiter = ',')]
+    pub split: Vec<usize>,
+    /// Rows per block of strata's tables (default: the ingest default),
+    /// e.g. to give a small data set many blocks to split.
+    #[arg(long)]
+    pub block_rows: Option<usize>,
 }
 
 /// The format of a data set's files.
@@ -231,6 +241,8 @@ pub struct EngineRun {
     pub peak_rss: u64,
     /// Per query.
     pub queries: Vec<QueryRun>,
+    /// Per query, its answers split into tasks (`--split`; strata only).
+    pub split: Vec<Vec<split::SplitOutcome>>,
 }
 
 /// Runs `suite` on `data` in `workdir` and prints the report (as JSON when `json`);
@@ -345,6 +357,9 @@ pub fn run_suite(
         let mut text = render(suite, &all_queries, &selected, &runs, &verdicts);
         if let Some(f) = &fresh_runs {
             text.push_str(&fresh::render(f, &selected));
+        }
+        if let Some(s) = strata.filter(|_| !args.split.is_empty()) {
+            text.push_str(&split::render(&selected, &s.split));
         }
         text
     };
@@ -512,6 +527,9 @@ fn run_strata(
             threads,
             schema: Some(def.schema.clone()),
             sort_by: sort_by.clone(),
+            block_rows: args
+                .block_rows
+                .unwrap_or(strata_ingest::IngestOptions::default().block_rows),
             ..Default::default()
         };
         let inputs: Vec<String> = t
@@ -571,13 +589,16 @@ fn run_strata(
             (None, None) => {}
         }
     }
+    let peak_rss = peak_rss();
+    let split = split::run_all(&db, queries, selected, &out, &args.split)?;
     Ok(EngineRun {
         name: EngineName::Strata,
         version: env!("CARGO_PKG_VERSION").into(),
         load_time,
         data_size,
-        peak_rss: peak_rss(),
+        peak_rss,
         queries: out,
+        split,
     })
 }
 
@@ -656,6 +677,7 @@ fn run_peer(ctx: &Ctx<'_>, data: &Dataset, files: &Path, peer: EngineName) -> Re
         data_size: doc.get("data_size").num().unwrap_or(0.0) as u64,
         peak_rss: doc.get("peak_rss").num().unwrap_or(0.0) as u64,
         queries,
+        split: Vec::new(),
     })
 }
 

@@ -168,6 +168,10 @@ impl Catalog for FileCatalog {
         self.open_for(table, None)
     }
 
+    fn table_names(&self) -> Result<Vec<String>, EngineError> {
+        self.tables.table_names()
+    }
+
     fn open_for(&self, table: &TableRef, words: Option<&[String]>) -> Result<Table, EngineError> {
         match table_source::resolve(table, |name| self.is_table(name))? {
             Source::Table(name) => self.open_table(&name),

@@ -45,7 +45,9 @@ pub struct QueryArgs {
     /// Read `;`-separated statements from this file.
     #[arg(long, short = 'f', conflicts_with = "sql")]
     pub file: Option<PathBuf>,
-    /// The SQL to run; read from standard input when absent.
+    /// The SQL to run; read from standard input when absent. It may start
+    /// with a `--` comment.
+    #[arg(allow_hyphen_values = true)]
     pub sql: Option<String>,
 }
 
@@ -246,6 +248,10 @@ impl Catalog for Recording<'_> {
         self.open_for(table, None)
     }
 
+    fn table_names(&self) -> Result<Vec<String>, EngineError> {
+        self.inner.table_names()
+    }
+
     fn open_for(
         &self,
         table: &TableRef,
@@ -300,7 +306,8 @@ pub struct ExplainArgs {
     /// Where files queried in place are cached.
     #[command(flatten)]
     pub cache: CacheArgs,
-    /// The query to explain.
+    /// The query to explain (it may start with a `--` comment).
+    #[arg(allow_hyphen_values = true)]
     pub sql: String,
 }
 

@@ -256,6 +256,11 @@ impl Database {
         Ok(self.engine.explain_in(&self.catalog, sql)?)
     }
 
+    /// The engine queries run on.
+    pub(crate) fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
     /// The catalog resolving this database's FROM clauses.
     pub fn catalog(&self) -> &FileCatalog {
         &self.catalog

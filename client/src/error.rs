@@ -35,6 +35,10 @@ pub enum Error {
     /// or with rows that do not fit the columns.
     #[error(transparent)]
     Source(#[from] SourceError),
+    /// A partial result of a split query could not be encoded or decoded
+    /// (Arrow IPC).
+    #[error("partial result: {0}")]
+    Partial(String),
     /// An I/O error outside the table files (for example a missing database
     /// directory).
     #[error("{context}: {source}")]

@@ -218,6 +218,10 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
             _ => None,
         },
         null_string: args.null.clone(),
+        // `strata ingest` keeps its documented CSV defaults: a header line,
+        // `""` the empty string.
+        quoted_nulls: false,
+        sniff_header: false,
         block_rows: args.block_rows,
         threads: args.threads,
         max_errors: args.max_errors,

@@ -44,13 +44,15 @@
 
 #[cfg(feature = "arrow")]
 mod arrow;
+#[cfg(feature = "arrow")]
+mod arrow_ipc;
 mod catalog;
 mod database;
 mod error;
 mod file_cache;
 pub mod output;
 mod result;
-
+mod split;
 mod table_source;
 
 pub use catalog::{FileCatalog, LoadEvent, LoadProgress};
@@ -58,6 +60,7 @@ pub use database::{CacheDir, Database, Options, Table};
 pub use error::{Error, Result};
 pub use file_cache::{CacheEntry, FileCache, SourceError, SourceFile};
 pub use result::{Column, ColumnValues, QueryResult, Row, Rows};
+pub use split::{Partial, SplitQuery};
 pub use strata_engine::{Interrupter, LType as DataType, Value};
 pub use strata_format as format;
 

@@ -16,13 +16,14 @@ type Result<T> = std::result::Result<T, EngineError>;
 const FUNCTIONS: [&str; 4] = ["read_csv", "read_csv_auto", "read_parquet", "parquet_scan"];
 
 /// The named arguments `read_csv` accepts.
-const CSV_ARGS: [&str; 6] = [
+const CSV_ARGS: [&str; 7] = [
     "delim",
     "sep",
     "header",
     "columns",
     "nullstr",
     "auto_detect",
+    "allow_quoted_nulls",
 ];
 
 /// What a FROM relation reads.
@@ -50,8 +51,12 @@ pub struct ReadOptions {
     pub format: InputFormat,
     /// Field delimiter (CSV).
     pub delimiter: u8,
-    /// Whether the first line is a header (CSV).
-    pub header: bool,
+    /// Whether the first line is a header (CSV); `None` to decide by
+    /// DuckDB's rule (see `strata_ingest::infer::sniff_header`).
+    pub header: Option<bool>,
+    /// A quoted field equal to the NULL string is NULL too (CSV; DuckDB's
+    /// `allow_quoted_nulls`, on by default: `""` is NULL).
+    pub allow_quoted_nulls: bool,
     /// The text that means NULL; `None` for an empty unquoted field (CSV).
     pub null_string: Option<String>,
     /// Column names and SQL types, replacing inference.
@@ -63,7 +68,8 @@ impl ReadOptions {
         ReadOptions {
             format: InputFormat::Csv,
             delimiter,
-            header: true,
+            header: None,
+            allow_quoted_nulls: true,
             null_string: None,
             columns: None,
         }
@@ -73,7 +79,8 @@ impl ReadOptions {
         ReadOptions {
             format: InputFormat::Parquet,
             delimiter: b',',
-            header: false,
+            header: Some(false),
+            allow_quoted_nulls: true,
             null_string: None,
             columns: None,
         }
@@ -88,8 +95,11 @@ impl ReadOptions {
                 let mut s = format!(
                     "csv delim={} header={}",
                     ArgValue::Str(char::from(self.delimiter).to_string()),
-                    self.header
+                    self.header.map_or("auto".to_string(), |h| h.to_string())
                 );
+                if !self.allow_quoted_nulls {
+                    s.push_str(" allow_quoted_nulls=false");
+                }
                 if let Some(n) = &self.null_string {
                     s.push_str(&format!(" nullstr={}", ArgValue::Str(n.clone())));
                 }
@@ -114,7 +124,9 @@ impl ReadOptions {
         Ok(IngestOptions {
             format: Some(self.format),
             delimiter: Some(self.delimiter),
-            header: Some(self.header),
+            header: self.header,
+            sniff_header: true,
+            quoted_nulls: self.allow_quoted_nulls,
             null_string: self.null_string.clone(),
             threads,
             schema,
@@ -163,6 +175,13 @@ pub fn resolve(table: &TableRef, is_table: impl Fn(&str) -> bool) -> Result<Sour
                 read,
             }))
         }
+        // Any other existing file: its format sniffed from its bytes.
+        TableRef::Named(name) if !is_table(name) && Path::new(name).is_file() => {
+            Ok(Source::Files(FileSpec {
+                patterns: vec![name.clone()],
+                read: sniff_format(Path::new(name)),
+            }))
+        }
         TableRef::Named(name) => Ok(Source::Table(name.clone())),
         TableRef::Function { name, args } => match name.as_str() {
             "read_csv" | "read_csv_auto" => read_csv(name, args).map(Source::Files),
@@ -174,6 +193,28 @@ pub fn resolve(table: &TableRef, is_table: impl Fn(&str) -> bool) -> Result<Sour
             }),
         },
     }
+}
+
+/// How to read a file whose name does not say: Parquet by its magic
+/// number, else CSV with the delimiter (comma, tab, pipe or semicolon)
+/// that occurs most often in its first line, as DuckDB's sniffer would
+/// pick for a regular file.
+fn sniff_format(path: &Path) -> ReadOptions {
+    use std::io::Read;
+    let mut head = vec![0u8; 64 << 10];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    head.truncate(n);
+    if head.starts_with(b"PAR1") {
+        return ReadOptions::parquet();
+    }
+    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let delim = [b',', b'\t', b'|', b';']
+        .into_iter()
+        .max_by_key(|d| (line.iter().filter(|b| *b == d).count(), *d == b','))
+        .unwrap_or(b',');
+    ReadOptions::csv(delim)
 }
 
 fn invalid<T>(function: &str, msg: impl std::fmt::Display) -> Result<T> {
@@ -258,8 +299,9 @@ fn read_csv(function: &str, args: &[TableArg]) -> Result<FileSpec> {
                     _ => return Err(bad("one ASCII character or '\\t'")),
                 }
             }
-            ("header", ArgValue::Bool(b)) => read.header = *b,
-            ("header", ArgValue::Int(i @ (0 | 1))) => read.header = *i == 1,
+            ("header", ArgValue::Bool(b)) => read.header = Some(*b),
+            ("header", ArgValue::Int(i @ (0 | 1))) => read.header = Some(*i == 1),
+            ("allow_quoted_nulls", ArgValue::Bool(b)) => read.allow_quoted_nulls = *b,
             ("auto_detect", ArgValue::Bool(b)) => auto_detect = *b,
             ("nullstr", ArgValue::Str(s)) => read.null_string = Some(s.clone()),
             ("nullstr", ArgValue::List(items)) => match items.as_slice() {
@@ -278,7 +320,9 @@ fn read_csv(function: &str, args: &[TableArg]) -> Result<FileSpec> {
                 read.columns = Some(cols);
             }
             ("delim" | "sep" | "nullstr", _) => return Err(bad("a string")),
-            ("header" | "auto_detect", _) => return Err(bad("true or false")),
+            ("header" | "auto_detect" | "allow_quoted_nulls", _) => {
+                return Err(bad("true or false"))
+            }
             ("columns", _) => return Err(bad("a struct such as {'a': 'INTEGER'}")),
             _ => {
                 return invalid(
@@ -331,7 +375,7 @@ mod tests {
         assert_eq!(files("SELECT 1 FROM 'x.tsv'").read.delimiter, b'\t');
         assert_eq!(
             files("SELECT 1 FROM 'x.csv.gz'").read.describe(),
-            "csv delim=',' header=true"
+            "csv delim=',' header=auto"
         );
     }
 
@@ -343,7 +387,7 @@ mod tests {
         );
         assert_eq!(f.patterns, vec!["a.csv", "b.csv"]);
         assert_eq!(f.read.delimiter, b'\t');
-        assert!(!f.read.header);
+        assert_eq!(f.read.header, Some(false));
         assert_eq!(
             f.read.describe(),
             "csv delim='\t' header=false nullstr='NA' columns={'a': 'INTEGER', 'b': 'DECIMAL(3,1)'}"

@@ -619,7 +619,7 @@ fn cache_list_and_clear() {
     let a = std::fs::canonicalize(env.path("a.csv")).unwrap();
     assert_eq!(list.lines().count(), 4, "{list}");
     assert!(list.contains(&a.display().to_string()), "{list}");
-    assert!(list.contains("csv delim=',' header=true"), "{list}");
+    assert!(list.contains("csv delim=',' header=auto"), "{list}");
     assert!(list.contains("columns={'x': 'VARCHAR'}"), "{list}");
     assert!(list.contains("s ago"), "{list}");
     // Clear one file's entries (by a relative path), then all.

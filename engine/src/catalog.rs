@@ -37,6 +37,12 @@ pub trait Catalog {
         let _ = (table, words, rows);
         Ok(None)
     }
+
+    /// The names of the tables `FROM name` can open (for `SHOW TABLES` and
+    /// `information_schema`), sorted; none by default.
+    fn table_names(&self) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
 }
 
 /// A directory of tables: `FROM hits` opens `<dir>/hits`; a name containing
@@ -92,7 +98,26 @@ impl Database {
     }
 }
 
+impl Database {
+    /// The tables in the directory (subdirectories holding a manifest),
+    /// sorted.
+    pub fn table_names(&self) -> Result<Vec<String>> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.dir)
+            .map_err(|e| EngineError::Runtime(format!("{}: {e}", self.dir.display())))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().join("MANIFEST").is_file())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+}
+
 impl Catalog for Database {
+    fn table_names(&self) -> Result<Vec<String>> {
+        Database::table_names(self)
+    }
+
     fn open(&self, table: &TableRef) -> Result<Table> {
         match table {
             TableRef::Named(name) => self.open_named(name),

@@ -29,6 +29,10 @@ pub enum EngineError {
     /// A construct strata does not support (yet); names the construct.
     #[error("not supported: {0}")]
     Unsupported(String),
+    /// The query cannot be split across tasks that each read some of a
+    /// table's blocks (see [`crate::plan::split`]); says why.
+    #[error("cannot be split: {0}")]
+    NotSplittable(String),
     /// The result would exceed the memory limit.
     #[error("result too large: {0}")]
     TooLarge(String),

@@ -154,9 +154,32 @@ fn blocks_line(t: &TableQuery) -> String {
     } else {
         0
     };
+    let part = match table.subset() {
+        Some((ids, whole)) => format!("; blocks {} of the table's {whole}", ranges(ids)),
+        None => String::new(),
+    };
     format!(
-        "blocks: {} of {n} to read ({pruned} pruned by statistics), {} rows",
+        "blocks: {} of {n} to read ({pruned} pruned by statistics), {} rows{part}",
         n - pruned,
         table.num_rows()
     )
+}
+
+/// Block numbers as ranges: `0-3, 7, 9-10`.
+fn ranges(ids: &[usize]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            ids[i].to_string()
+        } else {
+            format!("{}-{}", ids[i], ids[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
 }

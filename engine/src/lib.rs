@@ -30,7 +30,9 @@ pub mod error;
 pub mod exec;
 pub mod explain;
 pub mod expr;
+pub mod inspect;
 pub mod interrupt;
+pub mod interval;
 pub mod open_tables;
 pub mod plan;
 pub mod result;
@@ -53,8 +55,11 @@ pub use sql::table_ref::{
 };
 pub use value::{LType, Value, Vector};
 
+pub use plan::split::Split;
+
 use exec::planner::PhysicalQuery;
 use exec::ExecCtx;
+use plan::split::PartialRows;
 use rewrite::first_rows::FirstRowsPlan;
 use rewrite::{Check, LogEntry, RuleLog};
 use sql::parse::Statement;
@@ -167,9 +172,11 @@ impl Engine {
                 Statement::Query(q) | Statement::Explain { query: q, .. } => {
                     sql::params::substitute(q, params)?
                 }
+                Statement::Inspect(_) => {}
             }
         }
         match stmt {
+            Statement::Inspect(i) => inspect::run(self, catalog, &i),
             Statement::Query(q) => self.run(catalog, &q, sql, &watch),
             Statement::Explain { analyze, query } => {
                 let text = self.explain_query(catalog, &query, sql, analyze, &watch)?;
@@ -184,6 +191,9 @@ impl Engine {
         let (q, analyze) = match sql::parse::parse(sql)? {
             Statement::Query(q) => (q, false),
             Statement::Explain { analyze, query } => (query, analyze),
+            Statement::Inspect(_) => {
+                return error::unsupported("EXPLAIN of DESCRIBE, SHOW or SUMMARIZE")
+            }
         };
         self.explain_query(catalog, &q, sql, analyze, &watch)
     }
@@ -209,18 +219,38 @@ impl Engine {
 
     /// Binds, optimizes and plans a query, opening its tables (the first
     /// `head` rows of the top-level table where the catalog can).
+    pub(crate) fn compile_columns(
+        &self,
+        catalog: &dyn Catalog,
+        q: &sqlparser::ast::Query,
+        text: &str,
+    ) -> Result<Vec<plan::Column>> {
+        let c = self.compile(catalog, q, text, None, RuleLog::default())?;
+        Ok(c.query.root.columns())
+    }
+
     fn compile(
         &self,
         catalog: &dyn Catalog,
         q: &sqlparser::ast::Query,
         text: &str,
         head: Option<u64>,
-        mut log: RuleLog,
+        log: RuleLog,
     ) -> Result<Compiled> {
         let words = column_words(q, text);
         let (bound, heads) = sql::bind::Binder::new(catalog, words)
             .with_head(head)
             .bind(q)?;
+        self.compile_bound(bound, log, heads)
+    }
+
+    /// Optimizes and plans a bound query.
+    fn compile_bound(
+        &self,
+        bound: plan::Query,
+        mut log: RuleLog,
+        heads: Vec<(Table, u64)>,
+    ) -> Result<Compiled> {
         let query = rewrite::optimize(bound, &self.rules, &mut log)?;
         let physical = exec::planner::plan(&query)?;
         Ok(Compiled {
@@ -229,6 +259,87 @@ impl Engine {
             log,
             heads,
         })
+    }
+
+    /// Splits `sql` (with values for its placeholders) for tasks that each
+    /// read some blocks of its largest table: see [`plan::split`]. Fails
+    /// with [`EngineError::NotSplittable`] when it cannot be split.
+    pub fn split(&self, catalog: &dyn Catalog, sql: &str, params: &[Value]) -> Result<Split> {
+        let mut q = match sql::parse::parse(sql)? {
+            Statement::Query(q) => q,
+            Statement::Explain { .. } => {
+                return Err(EngineError::NotSplittable(
+                    "EXPLAIN (the plan of a split query is explain_split's)".into(),
+                ))
+            }
+        };
+        if !params.is_empty() || sql.contains(['?', '$']) {
+            sql::params::substitute(&mut q, params)?;
+        }
+        let words = column_words(&q, sql);
+        let (bound, _) = sql::bind::Binder::new(catalog, words).bind(&q)?;
+        plan::split::split(bound)
+    }
+
+    /// One task of a split query: its partial result over blocks `blocks`
+    /// of the split table (numbers in the table, as in its manifest).
+    pub fn partial(&self, split: &Split, blocks: &[usize]) -> Result<QueryResult> {
+        let watch = self.interrupter.watch();
+        let c = self.compile_bound(split.partial_over(blocks)?, RuleLog::default(), Vec::new())?;
+        Ok(self.execute(&c, &watch)?.0)
+    }
+
+    /// Partial results of a split query merged into one partial result (a
+    /// level of a merge tree); each part is a list of columns as
+    /// [`Engine::partial`] returns them.
+    pub fn combine(&self, split: &Split, parts: Vec<Vec<Vector>>) -> Result<QueryResult> {
+        let rows = PartialRows::concat(&split.columns, parts)?;
+        self.run_bound(split.combine_over(rows))
+    }
+
+    /// The answer of a split query from its partial results (those of
+    /// every block of the split table, each block once).
+    pub fn merge(&self, split: &Split, parts: Vec<Vec<Vector>>) -> Result<QueryResult> {
+        let rows = PartialRows::concat(&split.columns, parts)?;
+        self.run_bound(split.final_over(rows))
+    }
+
+    /// The plans of a split query: how partial results combine, the plan
+    /// each task runs over its blocks, and the final plan over their
+    /// results.
+    pub fn explain_split(&self, split: &Split) -> Result<String> {
+        let mut out = format!(
+            "Split: {} blocks of {} among tasks; partial results: {}\n",
+            split.table.num_blocks(),
+            split.name,
+            split.combine.describe()
+        );
+        let mut part = |title: &str, q: &plan::Query| -> Result<()> {
+            let c = self.compile_bound(q.clone(), RuleLog::default(), Vec::new())?;
+            out.push_str(title);
+            for line in explain::explain(&c.query, &c.physical, &c.log, None).lines() {
+                out.push_str("  ");
+                out.push_str(line);
+                out.push('\n');
+            }
+            Ok(())
+        };
+        part(
+            "Partial plan (each task, over its blocks):\n",
+            split.partial(),
+        )?;
+        part(
+            "Final plan (over the partial results):\n",
+            split.final_plan(),
+        )?;
+        Ok(out)
+    }
+
+    /// Optimizes, plans and runs a bound query.
+    fn run_bound(&self, q: plan::Query) -> Result<QueryResult> {
+        let watch = self.interrupter.watch();
+        let c = self.compile_bound(q, RuleLog::default(), Vec::new())?;
+        Ok(self.execute(&c, &watch)?.0)
     }
 
     /// Runs a compiled query on the engine's threads.

@@ -44,6 +44,8 @@ pub enum LType {
     Decimal(u8, u8),
     /// VARCHAR (bytes).
     Varchar,
+    /// INTERVAL: months, days and microseconds (see [`crate::interval`]).
+    Interval,
 }
 
 /// How values of a type are held in a [`Vector`].
@@ -101,7 +103,7 @@ impl LType {
             | LType::Date
             | LType::Timestamp => Phys::I64,
             LType::Decimal(p, _) if p <= 18 => Phys::I64,
-            LType::Decimal(..) | LType::HugeInt => Phys::I128,
+            LType::Decimal(..) | LType::HugeInt | LType::Interval => Phys::I128,
             LType::UInt64 => Phys::U64,
             LType::Float | LType::Double => Phys::F64,
             LType::Varchar => Phys::Str,
@@ -165,6 +167,7 @@ impl LType {
             LType::Timestamp => "TIMESTAMP".into(),
             LType::Decimal(p, s) => format!("DECIMAL({p},{s})"),
             LType::Varchar => "VARCHAR".into(),
+            LType::Interval => "INTERVAL".into(),
         }
     }
 
@@ -472,6 +475,9 @@ impl Vector {
                 _ => u128::from(signed_key(d[i])),
             },
             Data::U64(d) => u128::from(d[i]),
+            Data::I128(d) if self.ty == LType::Interval => {
+                (crate::interval::total(d[i]) as u128) ^ (1u128 << 127)
+            }
             Data::I128(d) => (d[i] as u128) ^ (1u128 << 127),
             Data::F64(d) => u128::from(float_key(d[i])),
             Data::Str(d) => strata_format::string_hash(&d[i]),
@@ -712,6 +718,7 @@ pub fn format_value(ty: LType, v: &Value) -> String {
         (LType::Timestamp, Value::Int(s)) => format_timestamp(*s),
         (LType::Decimal(_, s), Value::Int(x)) => format_decimal(i128::from(*x), s),
         (LType::Decimal(_, s), Value::Huge(x)) => format_decimal(*x, s),
+        (LType::Interval, Value::Huge(x)) => crate::interval::format(crate::interval::unpack(*x)),
         (_, Value::Bool(b)) => b.to_string(),
         (_, Value::Int(x)) => x.to_string(),
         (_, Value::UInt(x)) => x.to_string(),

@@ -29,19 +29,29 @@ def connect():
     for schema in sorted(glob.glob(os.path.join(HERE, "data", "*.schema"))):
         name = os.path.splitext(os.path.basename(schema))[0]
         cols = []
+        cols_null = []
         with open(schema) as f:
             for line in f:
                 col, ty, nullable = line.rstrip("\n").split("\t")
                 cols.append((col, ty))
+                cols_null.append((col, ty, nullable))
         spec = "{" + ", ".join(f"'{n}': '{t}'" for n, t in cols) + "}"
         path = os.path.join(HERE, "data", f"{name}.tsv")
         if os.path.getsize(path) == 0:
-            con.execute(f"CREATE TABLE {name} (" + ", ".join(f"{n} {t}" for n, t in cols) + ")")
+            con.execute(
+                f"CREATE TABLE {name} ("
+                + ", ".join(f"{n} {t}{' NOT NULL' if nl == 'not null' else ''}" for n, t, nl in cols_null)
+                + ")"
+            )
             continue
         con.execute(
             f"CREATE TABLE {name} AS SELECT * FROM read_csv('{path}', delim='\t', header=false, "
             f"nullstr='\\N', quote='', escape='', columns={spec}, allow_quoted_nulls=false)"
         )
+        # As declared: DESCRIBE and information_schema show it.
+        for n, _t, nullable in cols_null:
+            if nullable == "not null":
+                con.execute(f"ALTER TABLE {name} ALTER COLUMN {n} SET NOT NULL")
         # Empty fields are empty strings, not NULLs; the two characters \n
         # stand for a newline.
         for n, t in cols:
@@ -105,7 +115,17 @@ def main():
                 if anyof:
                     text = re.sub(r"\s+LIMIT\s+\d+(\s+OFFSET\s+\d+)?\s*$", "", text, flags=re.I)
                 try:
-                    rows = con.execute(text).fetchall()
+                    cur = con.execute(text)
+                    rows = cur.fetchall()
+                    types = [str(d[1]) for d in cur.description]
+                    if "INTERVAL" in types:
+                        # Python's timedelta loses the months: DuckDB prints them.
+                        names = ", ".join(f"c{k}" for k in range(len(types)))
+                        cols = ", ".join(
+                            f"CAST(c{k} AS VARCHAR)" if t == "INTERVAL" else f"c{k}"
+                            for k, t in enumerate(types)
+                        )
+                        rows = con.execute(f"SELECT {cols} FROM ({text}) AS q({names})").fetchall()
                 except Exception as e:
                     print(f"{path}: DuckDB failed on {text!r}: {e}", file=sys.stderr)
                     bad += 1

@@ -2,12 +2,14 @@
 //! DuckDB, see gen_slt.py) against strata tables built from tests/data at
 //! block sizes 3, 1000 and 2^19, with all rules on (1 and 4 threads) and
 //! all rules off. `explain` records assert lines of a query's EXPLAIN (with
-//! the rules on), so a rule that stops firing fails.
+//! the rules on), so a rule that stops firing fails. At block size 3 every
+//! query that can be split also runs split into 3 tasks (every third block
+//! each), merged, and must give the same answer.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 
-use strata_engine::{Database, Engine, LType, QueryResult, RuleOptions, Value};
+use strata_engine::{Database, Engine, EngineError, LType, QueryResult, RuleOptions, Value};
 use strata_format::types::{bool_key, float_key, signed_key};
 use strata_format::{ColumnData, DataType, Field, Schema, Table, TableWriter, WriteOptions};
 
@@ -243,6 +245,28 @@ fn is_any_limit_of(got: &[String], expected: &[String], sql: &str) -> bool {
     got.len() == limit.min(expected.len().saturating_sub(offset))
 }
 
+/// `sql` split into 3 tasks (every third block of the split table each),
+/// their partial results merged; `None` when it cannot be split.
+fn split_answer(
+    engine: &Engine,
+    db: &Database,
+    sql: &str,
+) -> Result<Option<QueryResult>, EngineError> {
+    let split = match engine.split(db, sql, &[]) {
+        Ok(s) => s,
+        Err(EngineError::NotSplittable(_)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let n = split.table.num_blocks();
+    let mut parts = Vec::new();
+    for task in 0..3 {
+        let blocks: Vec<usize> = (task..n).step_by(3).collect();
+        let r = engine.partial(&split, &blocks)?;
+        parts.push(r.columns.into_iter().map(|c| c.values).collect());
+    }
+    engine.merge(&split, parts).map(Some)
+}
+
 enum Record {
     Query {
         line: usize,
@@ -359,6 +383,7 @@ fn slt_suite() {
         Engine::new(2).unwrap().with_rules(RuleOptions::none()),
     ];
     let (mut passed, mut failed) = (0usize, 0usize);
+    let (mut split_passed, mut split_refused) = (0usize, 0usize);
     let mut failures = Vec::new();
     for block_rows in [3usize, 1000, 1 << 19] {
         let db_dir = dir.path().join(format!("b{block_rows}"));
@@ -381,6 +406,45 @@ fn slt_suite() {
             let text = std::fs::read_to_string(f).unwrap();
             let name = f.file_name().unwrap().to_string_lossy().to_string();
             for rec in parse_slt(&text) {
+                if let (
+                    3,
+                    Record::Query {
+                        sql,
+                        rowsort,
+                        anyof,
+                        expected,
+                        line,
+                    },
+                ) = (block_rows, &rec)
+                {
+                    let ctx = format!("{name}:{line} (block 3, split into 3 tasks)");
+                    match split_answer(&engines[1], &db, sql) {
+                        Ok(None) => split_refused += 1,
+                        Ok(Some(r)) => {
+                            let mut got = result_lines(&r);
+                            if *rowsort {
+                                got.sort();
+                            }
+                            let ok = if *anyof {
+                                is_any_limit_of(&got, expected, sql)
+                            } else {
+                                got == *expected
+                            };
+                            if ok {
+                                split_passed += 1;
+                            } else {
+                                failed += 1;
+                                failures.push(format!(
+                                    "{ctx}\n  {sql}\n  expected: {expected:?}\n  got:      {got:?}"
+                                ));
+                            }
+                        }
+                        Err(e) => {
+                            failed += 1;
+                            failures.push(format!("{ctx}\n  {sql}\n  error: {e}"));
+                        }
+                    }
+                }
                 for engine in &engines {
                     let ctx = format!(
                         "{name}:{} (block {block_rows}, {} threads, rules {})",
@@ -468,6 +532,9 @@ fn slt_suite() {
     for f in failures.iter().take(40) {
         eprintln!("FAILED {f}");
     }
-    println!("slt: {passed} passed, {failed} failed");
+    println!(
+        "slt: {passed} passed, {failed} failed; split into tasks: {split_passed} passed, \
+         {split_refused} cannot be split"
+    );
     assert_eq!(failed, 0, "{failed} slt records failed");
 }

@@ -42,13 +42,20 @@ struct TableInner {
     pinned: Vec<OnceLock<Arc<Mmap>>>,
     /// Per chunk, a bit per section whose checksum has been verified.
     verified: Vec<AtomicU16>,
-    /// This handle's identity in the decoded-data [`cache`].
+    /// This handle's identity in the decoded-data [`cache`] (a view's is
+    /// its table's: they share decoded sections).
     cache_id: u64,
+    /// For a view of some blocks ([`Table::with_blocks`]): their numbers in
+    /// the whole table, and its block count.
+    subset: Option<(Vec<usize>, usize)>,
 }
 
 impl Drop for TableInner {
     fn drop(&mut self) {
-        cache::forget_table(self.cache_id);
+        // A view leaves its table's entries to the table.
+        if self.subset.is_none() {
+            cache::forget_table(self.cache_id);
+        }
     }
 }
 
@@ -101,8 +108,85 @@ impl Table {
                 pinned,
                 verified,
                 cache_id: cache::new_table_id(),
+                subset: None,
             }),
         })
+    }
+
+    /// A view of this table holding only blocks `blocks` (numbers in this
+    /// table, each at most once, in the order given): a table of its own
+    /// whose block `i` is this table's block `blocks[i]`, with their rows and
+    /// statistics. The block files are shared (the view maps them anew), and
+    /// so is what queries decode from them: the decoded-data cache knows a
+    /// view's blocks by their numbers in the table.
+    /// This is how a query runs over a part of a table (one task of a query
+    /// split across processes).
+    pub fn with_blocks(&self, blocks: &[usize]) -> Result<Table> {
+        let whole = self
+            .inner
+            .subset
+            .as_ref()
+            .map_or(self.num_blocks(), |s| s.1);
+        let m = &self.inner.manifest;
+        let columns = m.schema.len();
+        let mut seen = vec![false; self.num_blocks()];
+        let mut manifest = Manifest {
+            schema: m.schema.clone(),
+            block_rows: m.block_rows,
+            rows: 0,
+            generation: m.generation,
+            blocks: Vec::with_capacity(blocks.len()),
+            chunks: Vec::with_capacity(blocks.len() * columns),
+        };
+        for &b in blocks {
+            match seen.get_mut(b) {
+                None => {
+                    return Err(FormatError::InvalidInput(format!(
+                        "no block {b}: the table has {} blocks",
+                        self.num_blocks()
+                    )))
+                }
+                Some(true) => {
+                    return Err(FormatError::InvalidInput(format!(
+                        "block {b} is listed twice"
+                    )))
+                }
+                Some(s) => *s = true,
+            }
+            manifest.blocks.push(m.blocks[b]);
+            manifest.rows += u64::from(m.blocks[b].rows.get());
+            manifest
+                .chunks
+                .extend_from_slice(&m.chunks[b * columns..(b + 1) * columns]);
+        }
+        let ids = match &self.inner.subset {
+            Some((ids, _)) => blocks.iter().map(|&b| ids[b]).collect(),
+            None => blocks.to_vec(),
+        };
+        let n = manifest.blocks.len();
+        let verified = (0..manifest.chunks.len())
+            .map(|_| AtomicU16::new(0))
+            .collect();
+        Ok(Table {
+            inner: Arc::new(TableInner {
+                path: self.inner.path.clone(),
+                manifest,
+                maps: (0..n).map(|_| OnceLock::new()).collect(),
+                pinned: (0..n).map(|_| OnceLock::new()).collect(),
+                verified,
+                cache_id: self.inner.cache_id,
+                subset: Some((ids, whole)),
+            }),
+        })
+    }
+
+    /// For a view made by [`Table::with_blocks`]: the numbers of its blocks
+    /// in the whole table, and how many blocks that has.
+    pub fn subset(&self) -> Option<(&[usize], usize)> {
+        self.inner
+            .subset
+            .as_ref()
+            .map(|(ids, whole)| (ids.as_slice(), *whole))
     }
 
     /// Whether `self` and `other` are clones of one handle (one opening of
@@ -615,11 +699,16 @@ impl ColumnChunk {
         Ok(())
     }
 
-    /// This chunk's key in the decoded-data cache, for `slot`.
+    /// This chunk's key in the decoded-data cache, for `slot` (in a view,
+    /// by the block's number in the table).
     fn cache_key(&self, slot: u8) -> cache::Key {
+        let block = match &self.table.inner.subset {
+            Some((ids, _)) => ids.get(self.block).copied().unwrap_or(usize::MAX),
+            None => self.block,
+        };
         cache::Key {
             table: self.table.inner.cache_id,
-            chunk: (self.block * self.table.schema().len() + self.col) as u32,
+            chunk: (block * self.table.schema().len() + self.col) as u32,
             slot,
         }
     }

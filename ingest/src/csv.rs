@@ -39,6 +39,7 @@ pub fn split(record: &[u8], delimiter: u8, null: &[u8], out: &mut Fields) -> Res
                 }
             }
             out.push(start, false);
+            out.mark_quoted();
             match record.get(pos) {
                 None => return Ok(()),
                 Some(&b) if b == delimiter => pos += 1,

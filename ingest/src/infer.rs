@@ -8,11 +8,110 @@
 //! value may not fit: the ingest then fails naming the row, and the user can
 //! save the printed `CREATE TABLE`, widen the type and pass it as `--schema`.
 
+use std::path::PathBuf;
+
 use strata_format::{DataType, Field, Schema};
 
 use crate::error::{IngestError, Result};
 use crate::parse;
-use crate::text::Fields;
+use crate::text::{Fields, RecordReader, TextDialect};
+
+/// Records [`sniff_header`] looks at.
+const SNIFF_ROWS: usize = 2048;
+
+/// Whether the first input's first record is a header, by DuckDB's rule:
+/// the types of the columns are inferred from the records after it; the
+/// first record is a header when one of its values does not fit its
+/// column's type, or when every column is VARCHAR.
+pub fn sniff_header(paths: &[PathBuf], dialect: TextDialect, null: &[u8]) -> Result<bool> {
+    let Some(path) = paths.first() else {
+        return Ok(true);
+    };
+    let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let mut inner = crate::input::open_text(path, counter)?;
+    {
+        use std::io::BufRead;
+        if inner
+            .fill_buf()
+            .map_err(|e| IngestError::io(path, e))?
+            .starts_with(b"\xef\xbb\xbf")
+        {
+            inner.consume(3);
+        }
+    }
+    let mut reader = RecordReader::new(inner, dialect);
+    let mut buf = Vec::new();
+    let mut first = Fields::default();
+    if reader
+        .next_record(&mut buf)
+        .map_err(|e| IngestError::io(path, e))?
+        .is_none()
+    {
+        return Ok(true);
+    }
+    if dialect.split(&buf, null, &mut first).is_err() {
+        return Ok(true);
+    }
+    let mut columns = vec![Candidates::default(); first.len()];
+    let mut fields = Fields::default();
+    let mut rows = 0;
+    while rows < SNIFF_ROWS {
+        buf.clear();
+        if reader
+            .next_record(&mut buf)
+            .map_err(|e| IngestError::io(path, e))?
+            .is_none()
+        {
+            break;
+        }
+        fields.clear();
+        if dialect.split(&buf, null, &mut fields).is_err() || fields.len() != columns.len() {
+            continue;
+        }
+        rows += 1;
+        for (i, c) in columns.iter_mut().enumerate() {
+            if let Some(v) = fields.get(i) {
+                c.observe(v);
+            }
+        }
+    }
+    if rows == 0 {
+        // One record: its own types decide (all VARCHAR: a header).
+        for (i, c) in columns.iter_mut().enumerate() {
+            if let Some(v) = first.get(i) {
+                c.observe(v);
+            }
+        }
+    }
+    let types: Vec<DataType> = columns.iter().map(Candidates::data_type).collect();
+    if types.iter().all(|t| *t == DataType::String) {
+        return Ok(true);
+    }
+    if rows == 0 {
+        return Ok(false);
+    }
+    Ok(types.iter().enumerate().any(|(i, t)| match first.get(i) {
+        None => false,
+        Some(v) => {
+            let mut c = Candidates::default();
+            c.observe(v);
+            !fits(&c, *t)
+        }
+    }))
+}
+
+/// Whether a value whose candidates are `c` can be read as type `t`.
+fn fits(c: &Candidates, t: DataType) -> bool {
+    match t {
+        DataType::Bool => c.bool_,
+        DataType::Int64 => c.int,
+        DataType::UInt64 => c.int || c.uint,
+        DataType::Float64 => c.float,
+        DataType::Date => c.date,
+        DataType::Timestamp => c.timestamp || c.date,
+        _ => true,
+    }
+}
 
 /// How many records inference looks at.
 pub const SAMPLE_ROWS: usize = 20_000;

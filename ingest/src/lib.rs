@@ -69,6 +69,13 @@ pub struct IngestOptions {
     /// `\N` (TSV). With the CSV default, an empty unquoted field in a NOT
     /// NULL string column is read as the empty string (`""` always is).
     pub null_string: Option<String>,
+    /// A quoted CSV field equal to the NULL marker is NULL too (DuckDB's
+    /// `allow_quoted_nulls`): with the default marker, `""` is NULL.
+    pub quoted_nulls: bool,
+    /// With `header: None`, decide whether a CSV input's first line is a
+    /// header with DuckDB's rule (see [`infer::sniff_header`]) instead of
+    /// assuming one.
+    pub sniff_header: bool,
     /// Rows per block.
     pub block_rows: usize,
     /// Worker threads; 0 for one per core.
@@ -117,6 +124,8 @@ impl Default for IngestOptions {
             delimiter: None,
             header: None,
             null_string: None,
+            quoted_nulls: false,
+            sniff_header: false,
             block_rows: DEFAULT_BLOCK_ROWS,
             threads: 0,
             max_errors: 0,
@@ -618,13 +627,19 @@ impl Run<'_> {
                 "the delimiter cannot be a quote, backslash or newline".into(),
             ));
         }
-        let header = opts.header.unwrap_or(format == InputFormat::Csv);
-        let counter = Arc::new(AtomicU64::new(0));
-        let mut src = TextSource::new(self.paths.clone(), dialect, header, counter.clone());
         let null: Vec<u8> = opts.null_string.as_ref().map_or_else(
             || dialect.default_null().to_vec(),
             |s| s.as_bytes().to_vec(),
         );
+        let header = match opts.header {
+            Some(h) => h,
+            None if format == InputFormat::Csv && opts.sniff_header => {
+                infer::sniff_header(&self.paths, dialect, &null)?
+            }
+            None => format == InputFormat::Csv,
+        };
+        let counter = Arc::new(AtomicU64::new(0));
+        let mut src = TextSource::new(self.paths.clone(), dialect, header, counter.clone());
 
         // Read ahead: the sample for inference, or just the first block.
         let mut queue: std::collections::VecDeque<RawBlock> = Default::default();
@@ -692,6 +707,7 @@ impl Run<'_> {
             dialect,
             null,
             empty_is_empty_string: format == InputFormat::Csv && opts.null_string.is_none(),
+            quoted_nulls: format == InputFormat::Csv && opts.quoted_nulls,
             record_fields,
             source_index,
             max_errors: opts.max_errors,

@@ -35,6 +35,8 @@ pub struct FieldSpan {
     /// The field is the NULL marker (`\N` in TSV, by default an unquoted empty
     /// field in CSV, or the `--null` string).
     pub null: bool,
+    /// The field was quoted (CSV).
+    pub quoted: bool,
 }
 
 /// The fields of one record, unquoted/unescaped into one buffer.
@@ -85,7 +87,15 @@ impl Fields {
             start,
             end: self.buf.len(),
             null,
+            quoted: false,
         });
+    }
+
+    /// Marks the last field as quoted.
+    pub(crate) fn mark_quoted(&mut self) {
+        if let Some(s) = self.spans.last_mut() {
+            s.quoted = true;
+        }
     }
 }
 

@@ -209,6 +209,9 @@ pub struct TextContext {
     /// An empty unquoted CSV field in a NOT NULL string column is the empty
     /// string (only with the default NULL marker).
     pub empty_is_empty_string: bool,
+    /// A quoted CSV field equal to the NULL marker is NULL too (DuckDB's
+    /// `allow_quoted_nulls`; `""` is NULL by default).
+    pub quoted_nulls: bool,
     /// Bad rows allowed.
     pub max_errors: u64,
     /// Fields in every record (at least the schema's columns).
@@ -272,7 +275,9 @@ pub fn build_columns(ctx: &TextContext, raw: &RawBlock) -> Built {
         for (i, f) in fields_def.iter().enumerate() {
             let span = fields.spans[ctx.source_index[i]];
             let value = &fields.buf[span.start..span.end];
-            let cell = if span.null {
+            let null =
+                span.null || (span.quoted && ctx.quoted_nulls && value == ctx.null.as_slice());
+            let cell = if null {
                 if f.nullable {
                     Ok(Cell::Null)
                 } else if f.data_type == DataType::String && ctx.empty_is_empty_string {
@@ -329,6 +334,7 @@ mod tests {
             dialect,
             null: dialect.default_null().to_vec(),
             empty_is_empty_string: matches!(dialect, TextDialect::Csv { .. }),
+            quoted_nulls: false,
             max_errors,
             record_fields: 3,
             source_index: vec![0, 1, 2],

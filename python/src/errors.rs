@@ -36,6 +36,7 @@ fn query_class(e: &strata::Error) -> &'static str {
         strata::Error::Interrupted => "InterruptError",
         strata::Error::Source(s) => source_class(s),
         strata::Error::Io { source, .. } => io_class(source),
+        strata::Error::Partial(_) => "InvalidInputError",
         _ => "DatabaseError",
     }
 }
@@ -47,6 +48,7 @@ fn engine_class(e: &EngineError) -> &'static str {
         EngineError::Invalid(_) => "InvalidInputError",
         EngineError::Runtime(_) => "DataError",
         EngineError::Unsupported(_) => "NotSupportedError",
+        EngineError::NotSplittable(_) => "CannotSplitError",
         EngineError::TooLarge(_) => "OutOfMemoryError",
         EngineError::Format(f) => format_class(f),
         EngineError::Interrupted => "InterruptError",

@@ -19,7 +19,7 @@ use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyTuple};
 
 use crate::errors::{ingest_error, query_error, raise};
 
@@ -130,6 +130,11 @@ fn run_query<T: Send + 'static>(
     }
 }
 
+/// Partial results from their Arrow IPC bytes.
+fn read_partials(parts: &[Vec<u8>]) -> strata::Result<Vec<strata::Partial>> {
+    parts.iter().map(|b| strata::Partial::from_ipc(b)).collect()
+}
+
 /// A directory of strata tables, with the thread pool its queries run on.
 #[pyclass(module = "strata._strata", frozen)]
 struct Database {
@@ -203,6 +208,87 @@ impl Database {
         let db = self.db.clone();
         let text = sql.to_string();
         run_query(py, &self.db, sql, move || db.explain(&text))
+    }
+
+    /// How `sql` splits for tasks that each read some blocks of its largest
+    /// table: `{"table", "path", "blocks", "block_rows", "combine"}`.
+    #[pyo3(signature = (sql, params=None))]
+    fn split_info<'py>(
+        &self,
+        py: Python<'py>,
+        sql: &str,
+        params: Option<Vec<Bound<'py, PyAny>>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let split = self.split(py, sql, params)?;
+        let out = PyDict::new(py);
+        out.set_item("table", split.table())?;
+        out.set_item("path", split.table_path().to_string_lossy())?;
+        out.set_item("blocks", split.num_blocks())?;
+        out.set_item("block_rows", split.block_rows())?;
+        out.set_item("combine", split.combine_kind())?;
+        Ok(out)
+    }
+
+    /// A task of split `sql`: its partial result over `blocks` of the
+    /// largest table, as Arrow IPC bytes.
+    #[pyo3(signature = (sql, blocks, params=None))]
+    fn partial<'py>(
+        &self,
+        py: Python<'py>,
+        sql: &str,
+        blocks: Vec<usize>,
+        params: Option<Vec<Bound<'py, PyAny>>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let split = self.split(py, sql, params)?;
+        let bytes = run_query(py, &self.db, sql, move || split.partial(&blocks)?.to_ipc())?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Partial results (Arrow IPC bytes) of split `sql` merged into one.
+    #[pyo3(signature = (sql, parts, params=None))]
+    fn combine<'py>(
+        &self,
+        py: Python<'py>,
+        sql: &str,
+        parts: Vec<Vec<u8>>,
+        params: Option<Vec<Bound<'py, PyAny>>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let split = self.split(py, sql, params)?;
+        let bytes = run_query(py, &self.db, sql, move || {
+            split.combine(&read_partials(&parts)?)?.to_ipc()
+        })?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The answer of split `sql` from the partial results of all its blocks.
+    #[pyo3(signature = (sql, parts, params=None))]
+    fn merge<'py>(
+        &self,
+        py: Python<'py>,
+        sql: &str,
+        parts: Vec<Vec<u8>>,
+        params: Option<Vec<Bound<'py, PyAny>>>,
+    ) -> PyResult<Result> {
+        let split = self.split(py, sql, params)?;
+        let inner = run_query(py, &self.db, sql, move || {
+            split.merge(&read_partials(&parts)?)
+        })?;
+        Ok(Result {
+            inner,
+            batch: OnceLock::new(),
+        })
+    }
+
+    /// The partial and final plans of split `sql`.
+    #[pyo3(signature = (sql, params=None))]
+    fn explain_split<'py>(
+        &self,
+        py: Python<'py>,
+        sql: &str,
+        params: Option<Vec<Bound<'py, PyAny>>>,
+    ) -> PyResult<String> {
+        let split = self.split(py, sql, params)?;
+        run_query(py, &self.db, sql, move || split.explain())
     }
 
     /// Names of the tables in the directory, sorted.
@@ -316,6 +402,23 @@ impl Database {
 }
 
 impl Database {
+    /// `sql` split for tasks (errors as for queries).
+    fn split(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+        params: Option<Vec<Bound<'_, PyAny>>>,
+    ) -> PyResult<strata::SplitQuery> {
+        let params = params
+            .unwrap_or_default()
+            .iter()
+            .map(convert::to_value)
+            .collect::<PyResult<Vec<_>>>()?;
+        let db = self.db.clone();
+        let text = sql.to_string();
+        run_query(py, &self.db, sql, move || db.split_params(&text, &params))
+    }
+
     /// A table name or path: relative paths are inside the database directory.
     fn resolve(&self, table: &Path) -> PathBuf {
         if table.is_absolute() {

@@ -23,6 +23,7 @@ from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Uni
 
 from . import _exceptions, _strata
 from ._exceptions import (
+    CannotSplitError,
     CorruptDataError,
     DatabaseError,
     DataError,

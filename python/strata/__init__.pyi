@@ -6,6 +6,7 @@ import polars
 import pyarrow
 
 from ._exceptions import (
+    CannotSplitError as CannotSplitError,
     CorruptDataError as CorruptDataError,
     DatabaseError as DatabaseError,
     DataError as DataError,

@@ -42,6 +42,13 @@ class NotSupportedError(DatabaseError):
     """A construct, type or file strata does not support (yet)."""
 
 
+class CannotSplitError(NotSupportedError):
+    """The query cannot be split across tasks that each read some of a table's
+    blocks (:mod:`strata.ray`): it reads the table twice, joins it with another
+    large table, or needs something without a mergeable state. The message
+    says which."""
+
+
 class ParserError(ProgrammingError):
     """The SQL text does not parse; the message points at the place."""
 
@@ -82,6 +89,7 @@ __all__ = [
     "InternalError",
     "ProgrammingError",
     "NotSupportedError",
+    "CannotSplitError",
     "ParserError",
     "NotFoundError",
     "InvalidInputError",

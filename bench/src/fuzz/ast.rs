@@ -41,6 +41,8 @@ pub enum Expr {
     Func(String, Vec<Expr>),
     /// `CAST(x AS type)`.
     Cast(Box<Expr>, String),
+    /// `TRY_CAST(x AS type)`.
+    TryCast(Box<Expr>, String),
     /// `CASE [operand] WHEN .. THEN .. [ELSE ..] END`.
     Case(Option<Box<Expr>>, Vec<(Expr, Expr)>, Option<Box<Expr>>),
     /// `EXTRACT(part FROM x)`.
@@ -422,6 +424,11 @@ pub fn render(e: &Expr, s: &mut String) {
             render(x, s);
             let _ = write!(s, " AS {ty})");
         }
+        Expr::TryCast(x, ty) => {
+            s.push_str("TRY_CAST(");
+            render(x, s);
+            let _ = write!(s, " AS {ty})");
+        }
         Expr::Case(op, whens, els) => {
             s.push_str("(CASE");
             if let Some(o) = op {
@@ -538,6 +545,7 @@ impl Expr {
             | Expr::Not(x)
             | Expr::IsNull(x, _)
             | Expr::Cast(x, _)
+            | Expr::TryCast(x, _)
             | Expr::Extract(_, x)
             | Expr::Interval(x, _, _)
             | Expr::Agg(_, _, Some(x)) => vec![x],
@@ -663,6 +671,7 @@ impl Expr {
             | Expr::Not(x)
             | Expr::IsNull(x, _)
             | Expr::Cast(x, _)
+            | Expr::TryCast(x, _)
             | Expr::Extract(_, x)
             | Expr::Interval(x, _, _)
             | Expr::Agg(_, _, Some(x)) => vec![&mut **x],

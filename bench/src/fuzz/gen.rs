@@ -1,6 +1,10 @@
 //! Random queries over strata's grammar: filters (AND/OR/NOT, comparisons, BETWEEN, IN,
 //! LIKE/ILIKE, IS [NOT] NULL), arithmetic, string and date functions, rounding,
-//! COALESCE/GREATEST/LEAST/NULLIF, CASE, CAST, GROUP BY expressions, HAVING, aggregates
+//! COALESCE/GREATEST/LEAST/NULLIF/IFNULL, CASE, CAST, TRY_CAST, math functions
+//! (`sqrt`, `ln`, `pow`, `gcd`, `isnan`, ...), string functions (`replace`, `split_part`,
+//! `lpad`, `regexp_extract`, `format`, ...), regular expression operators (`~`, `SIMILAR
+//! TO`), IS [NOT] DISTINCT FROM, INTERVAL arithmetic (`date_sub`, `age`, `ts - ts`,
+//! `INTERVAL (x) DAY`), GROUP BY expressions, HAVING, aggregates
 //! (COUNT/SUM/AVG/MIN/MAX, COUNT(DISTINCT)), ORDER BY with ASC/DESC and NULLS
 //! FIRST/LAST, LIMIT/OFFSET, decimal literals. Constructs strata does not have yet
 //! (subqueries in FROM, CTEs, set operations, SELECT DISTINCT, joins, window functions)
@@ -561,13 +565,72 @@ impl<'a> Gen<'a> {
             _ => {
                 let a = self.expr(kind, d, ctx);
                 let b = self.expr(kind, d, ctx);
-                func("nullif", vec![a, b])
+                func(
+                    if self.rng.chance(70) {
+                        "nullif"
+                    } else {
+                        "ifnull"
+                    },
+                    vec![a, b],
+                )
             }
         }
     }
 
     fn bool_expr(&mut self, d: u32, ctx: &Ctx) -> Expr {
-        match self.rng.weighted(&[30, 14, 6, 8, 8, 8, 10, 5, 3, 4]) {
+        match self
+            .rng
+            .weighted(&[30, 14, 6, 8, 8, 8, 10, 5, 3, 4, 3, 4, 3])
+        {
+            10 => {
+                let x = self.expr(Kind::Float, d, ctx);
+                let name = *self.rng.pick(&["isnan", "isinf", "isfinite"]);
+                func(name, vec![x])
+            }
+            11 => {
+                let k = self.some_kind();
+                let a = self.expr(k, d, ctx);
+                let b = if self.rng.chance(50) {
+                    self.literal_near(&a, k)
+                } else {
+                    self.expr(k, d, ctx)
+                };
+                let op = if self.rng.chance(50) {
+                    "IS DISTINCT FROM"
+                } else {
+                    "IS NOT DISTINCT FROM"
+                };
+                bin(op, a, b)
+            }
+            12 => {
+                let s = self.expr(Kind::Str, d, ctx);
+                let re = *self.rng.pick(&[
+                    "^a",
+                    "o.",
+                    "[0-9]+",
+                    "(foo|bar)",
+                    "^$",
+                    "[A-Z]",
+                    ".*é.*",
+                    "a|b",
+                ]);
+                match self.rng.below(4) {
+                    0 => {
+                        let op = *self.rng.pick(&["~", "!~", "~*", "!~*"]);
+                        bin(op, s, lit(str_lit(re)))
+                    }
+                    1 => bin("SIMILAR TO", s, lit(str_lit(re))),
+                    2 => func("regexp_full_match", vec![s, lit(str_lit(re))]),
+                    _ => func(
+                        "regexp_matches",
+                        vec![
+                            s,
+                            lit(str_lit(re)),
+                            lit(str_lit(self.one(&["i", "c", "s"]))),
+                        ],
+                    ),
+                }
+            }
             0 => self.comparison(d, ctx),
             1 => {
                 let n = 2 + self.rng.index(2);
@@ -766,7 +829,61 @@ impl<'a> Gen<'a> {
     }
 
     fn int_expr(&mut self, d: u32, ctx: &Ctx) -> Expr {
-        match self.rng.weighted(&[25, 4, 10, 14, 3, 8, 10]) {
+        match self.rng.weighted(&[25, 4, 10, 14, 3, 8, 10, 4, 4, 3, 3]) {
+            7 => {
+                let x = self.expr(Kind::Int, d, ctx);
+                match self.rng.below(5) {
+                    0 => func("abs", vec![x]),
+                    1 => func("sign", vec![x]),
+                    2 => {
+                        let y = self.small_int();
+                        func(self.one(&["gcd", "lcm"]), vec![x, y])
+                    }
+                    3 => func("mod", vec![x, self.small_int()]),
+                    _ => {
+                        let ty = *self
+                            .rng
+                            .pick(&["TINYINT", "SMALLINT", "INTEGER", "UTINYINT"]);
+                        Expr::TryCast(x.boxed(), ty.to_string())
+                    }
+                }
+            }
+            8 => {
+                let s = self.expr(Kind::Str, d, ctx);
+                match self.rng.below(3) {
+                    0 => {
+                        let needle = self.pattern_text(&s, false);
+                        func(
+                            self.one(&["strpos", "instr"]),
+                            vec![s, lit(str_lit(&needle))],
+                        )
+                    }
+                    1 => func("ascii", vec![s]),
+                    _ => Expr::TryCast(s.boxed(), "INTEGER".into()),
+                }
+            }
+            9 => {
+                let a = self.expr(Kind::Ts, d, ctx);
+                let b = self.expr(Kind::Date, d, ctx);
+                let part = *self
+                    .rng
+                    .pick(&["year", "quarter", "month", "week", "day", "hour", "minute"]);
+                match self.rng.below(3) {
+                    0 => func("date_sub", vec![lit(str_lit(part)), a, b]),
+                    1 => Expr::Extract(
+                        (*self.rng.pick(&["day", "hour", "minute", "second"])).into(),
+                        bin("-", a, b).boxed(),
+                    ),
+                    _ => Expr::Extract(
+                        (*self.rng.pick(&["year", "month", "day", "hour"])).into(),
+                        func("age", vec![a, b]).boxed(),
+                    ),
+                }
+            }
+            10 => {
+                let x = self.expr(Kind::Float, d, ctx);
+                func("sign", vec![x])
+            }
             0 => {
                 let op = *self.rng.pick(&["+", "-", "*", "//", "%"]);
                 let a = self.expr(Kind::Int, d, ctx);
@@ -845,7 +962,32 @@ impl<'a> Gen<'a> {
     }
 
     fn float_expr(&mut self, d: u32, ctx: &Ctx) -> Expr {
-        match self.rng.weighted(&[22, 12, 3, 14, 6, 8, 10]) {
+        match self.rng.weighted(&[22, 12, 3, 14, 6, 8, 10, 8, 3, 2]) {
+            7 => {
+                let k = *self.rng.pick(&[Kind::Float, Kind::Int, Kind::Dec]);
+                let x = self.expr(k, d, ctx);
+                let name = *self.rng.pick(&[
+                    "sqrt", "cbrt", "exp", "ln", "log", "log2", "log10", "sin", "cos", "tan",
+                    "asin", "acos", "atan", "degrees", "radians", "even", "abs",
+                ]);
+                if name == "abs" {
+                    func(name, vec![Expr::Cast(x.boxed(), "DOUBLE".into())])
+                } else {
+                    func(name, vec![x])
+                }
+            }
+            8 => {
+                let a = self.expr(Kind::Float, d, ctx);
+                let k = *self.rng.pick(&[Kind::Float, Kind::Int]);
+                let b = self.expr(k, d, ctx);
+                let name = *self.rng.pick(&["pow", "power", "atan2", "log"]);
+                func(name, vec![a, b])
+            }
+            9 => {
+                let a = self.expr(Kind::Ts, d, ctx);
+                let b = self.expr(Kind::Ts, d, ctx);
+                func("date_part", vec![lit(str_lit("epoch")), bin("-", a, b)])
+            }
             0 => {
                 let op = *self.rng.pick(&["+", "-", "*", "/", "%"]);
                 let a = self.expr(Kind::Float, d, ctx);
@@ -926,7 +1068,66 @@ impl<'a> Gen<'a> {
     }
 
     fn str_expr(&mut self, d: u32, ctx: &Ctx) -> Expr {
-        match self.rng.weighted(&[12, 12, 10, 8, 4, 10, 10, 4, 5, 10]) {
+        match self
+            .rng
+            .weighted(&[12, 12, 10, 8, 4, 10, 10, 4, 5, 10, 10, 4, 3])
+        {
+            10 => {
+                let x = self.expr(Kind::Str, d, ctx);
+                let needle = self.pattern_text(&x, false);
+                let n = lit(self.rng.range(-4, 7).to_string());
+                match self.rng.below(9) {
+                    0 => func(
+                        "replace",
+                        vec![x, lit(str_lit(&needle)), lit(str_lit("<>"))],
+                    ),
+                    1 => func(
+                        "split_part",
+                        vec![x, lit(str_lit(self.one(&[",", "o", "", "é", "_"]))), n],
+                    ),
+                    2 => func(self.one(&["left", "right"]), vec![x, n]),
+                    3 => func("reverse", vec![x]),
+                    4 => func(
+                        self.one(&["lpad", "rpad"]),
+                        vec![
+                            x,
+                            lit(self.rng.range(0, 8).to_string()),
+                            lit(str_lit(self.one(&["*", "ab", "é"]))),
+                        ],
+                    ),
+                    5 => func("repeat", vec![x, lit(self.rng.range(-1, 3).to_string())]),
+                    6 => func(
+                        "translate",
+                        vec![x, lit(str_lit(&needle)), lit(str_lit("xY"))],
+                    ),
+                    7 => {
+                        let re = *self
+                            .rng
+                            .pick(&["[0-9]+", "(o+)", "^(.)", "([a-z])([a-z])", "é"]);
+                        let g = lit(self.rng.range(0, 2).to_string());
+                        func("regexp_extract", vec![x, lit(str_lit(re)), g])
+                    }
+                    _ => func("md5", vec![x]),
+                }
+            }
+            11 => {
+                let n = 2 + self.rng.index(2);
+                let mut args = vec![lit(str_lit(self.one(&[",", "", " - "])))];
+                for _ in 0..n {
+                    let k = self.some_kind();
+                    args.push(self.expr(k, d, ctx));
+                }
+                func("concat_ws", args)
+            }
+            12 => {
+                let a = self.expr(Kind::Str, d, ctx);
+                let b = self.expr(Kind::Int, d, ctx);
+                if self.rng.chance(50) {
+                    func("format", vec![lit(str_lit("{}|{:>4}")), a, b])
+                } else {
+                    func("printf", vec![lit(str_lit("%s|%5d")), a, b])
+                }
+            }
             0 => {
                 let x = self.expr(Kind::Str, d, ctx);
                 let name = *self.rng.pick(&["lower", "upper", "lcase", "ucase"]);
@@ -1048,7 +1249,21 @@ impl<'a> Gen<'a> {
     }
 
     fn ts_expr(&mut self, d: u32, ctx: &Ctx) -> Expr {
-        match self.rng.weighted(&[20, 20, 10, 15]) {
+        match self.rng.weighted(&[20, 20, 10, 15, 6]) {
+            4 => {
+                let k = if self.rng.chance(50) {
+                    Kind::Date
+                } else {
+                    Kind::Ts
+                };
+                let x = self.expr(k, d, ctx);
+                let n = bin("%", self.expr(Kind::Int, d, ctx), lit("1000"));
+                let unit = *self
+                    .rng
+                    .pick(&["to_days", "to_hours", "to_minutes", "to_months"]);
+                let op = if self.rng.chance(60) { "+" } else { "-" };
+                bin(op, x, func(unit, vec![n]))
+            }
             0 => {
                 let k = if self.rng.chance(50) {
                     Kind::Date
@@ -1105,6 +1320,11 @@ impl<'a> Gen<'a> {
             3 => func("ceil", vec![x]),
             _ => func("ceiling", vec![x]),
         }
+    }
+
+    /// One of `items`.
+    fn one(&mut self, items: &[&'static str]) -> &'static str {
+        items[self.rng.index(items.len())]
     }
 
     fn small_int(&mut self) -> Expr {

@@ -130,6 +130,7 @@ mod tests {
             data_size: 10,
             peak_rss: 20,
             queries: vec![q(t1), q(t2)],
+            split: Vec::new(),
         };
         let runs = vec![
             run(EngineName::Strata, 0.2, 0.1),

@@ -43,6 +43,7 @@ pub fn atom(v: &Vector, i: usize) -> Atom<'_> {
         Data::Bool(d) => Atom::B(d[i]),
         Data::I64(d) => Atom::I(d[i]),
         Data::U64(d) => Atom::U(d[i]),
+        Data::I128(d) if v.ty == LType::Interval => Atom::H(crate::interval::total(d[i])),
         Data::I128(d) => Atom::H(d[i]),
         Data::F64(d) => {
             let x = d[i];

@@ -5,8 +5,8 @@
 //! answering a [`crate::plan::TableQuery`] straight from the mapped blocks.
 //! The other operators work on the batches their inputs produce: [`filter`],
 //! [`project`], [`aggregate`] (hash aggregation), [`distinct`], [`sort`],
-//! [`limit`], [`set_op`], [`values`] and [`cte`] (a CTE's rows, computed
-//! once per query).
+//! [`limit`], [`set_op`], [`values`], [`cte`] (a CTE's rows, computed
+//! once per query) and [`partials`] (the partial results of a split query).
 //!
 //! Batches hold the engine's own [`Vector`]s: they carry DuckDB's types
 //! (DECIMAL's width and scale, HUGEINT) that every expression evaluates
@@ -20,6 +20,7 @@ pub mod distinct;
 pub mod filter;
 pub mod join;
 pub mod limit;
+pub mod partials;
 pub mod planner;
 pub mod project;
 pub mod runtime_filter;

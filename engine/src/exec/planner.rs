@@ -14,6 +14,7 @@ use super::distinct::{Distinct, DistinctOn};
 use super::filter::Filter;
 use super::join::HashJoin;
 use super::limit::Limit;
+use super::partials::Partials;
 use super::project::Project;
 use super::runtime_filter::{key_column, may_reduce, RuntimeFilter, Side};
 use super::set_op::SetOp;
@@ -154,6 +155,11 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
                 reduce: reduce.map(|(side, k, _, f)| (side, k, f)),
             })
         }
+        LogicalPlan::Partials { rows, columns } => Box::new(Partials {
+            id,
+            rows: Arc::clone(rows),
+            types: columns.iter().map(|c| c.ty).collect(),
+        }),
         LogicalPlan::CteRef { id: cte, name, .. } => Box::new(CteScan {
             id,
             cte: *cte,

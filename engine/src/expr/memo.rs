@@ -63,12 +63,19 @@ impl PartialEq for StrMemo {
 
 impl StrMemo {
     /// Whether `expr` (of one string column) costs enough per value to be
-    /// worth remembering: it applies a regular expression.
+    /// worth remembering: it applies a regular expression or a digest.
     pub fn worth_it(expr: &TExpr) -> bool {
         let mut costly = false;
         expr.walk(&mut |x| {
             if let ExprKind::Str(f, _) = &x.kind {
-                costly |= matches!(**f, StrFn::RegexpReplace(..) | StrFn::RegexpMatches(_));
+                costly |= matches!(
+                    **f,
+                    StrFn::RegexpReplace(..)
+                        | StrFn::RegexpMatches(_)
+                        | StrFn::RegexpExtract(..)
+                        | StrFn::Md5
+                        | StrFn::Sha256
+                );
             }
         });
         costly

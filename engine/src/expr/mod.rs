@@ -5,12 +5,16 @@
 //! value), over gathered rows (expressions of several columns) and over
 //! groups after aggregation (`Ref` slots).
 
+pub mod datetime;
+pub mod fmt;
 pub mod like;
+pub mod math;
 pub mod memo;
 pub mod order;
 pub mod rounding;
 pub mod scalar;
 pub mod strfn;
+pub mod text;
 
 use std::borrow::Cow;
 
@@ -1000,6 +1004,12 @@ pub fn compare(op: CmpOp, a: &Vector, b: &Vector) -> Vector {
         (Data::Bool(x), Data::Bool(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
         (Data::I64(x), Data::I64(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
         (Data::U64(x), Data::U64(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
+        (Data::I128(x), Data::I128(y)) if a.ty == LType::Interval => (0..n)
+            .map(|i| {
+                let (p, q) = (crate::interval::total(x[i]), crate::interval::total(y[i]));
+                op.test(p.cmp(&q))
+            })
+            .collect(),
         (Data::I128(x), Data::I128(y)) => (0..n).map(|i| op.test(x[i].cmp(&y[i]))).collect(),
         (Data::F64(x), Data::F64(y)) => (0..n)
             .map(|i| op.test(crate::value::cmp_f64(x[i], y[i])))
@@ -1167,6 +1177,9 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
             LType::Varchar => Ok(v.clone()),
             LType::Date => Ok(Value::Int(parse_date(t)?)),
             LType::Timestamp => Ok(Value::Int(parse_timestamp(t)?)),
+            LType::Interval => Ok(Value::Huge(crate::interval::pack(crate::interval::parse(
+                t,
+            )?))),
             LType::Bool => match t.to_ascii_lowercase().as_str() {
                 "true" | "t" | "1" => Ok(Value::Bool(true)),
                 "false" | "f" | "0" => Ok(Value::Bool(false)),
@@ -1205,6 +1218,12 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
             }
             .into_bytes(),
         ));
+    }
+    if from == LType::Interval || to == LType::Interval {
+        if from == to {
+            return Ok(v.clone());
+        }
+        return Err(EngineError::Invalid(format!("cannot cast {from} to {to}")));
     }
     // Dates and timestamps.
     match (from, to) {

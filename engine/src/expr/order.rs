@@ -22,6 +22,9 @@ pub fn cmp_values(v: &Vector, i: usize, j: usize) -> Ordering {
         Data::Bool(d) => d[i].cmp(&d[j]),
         Data::I64(d) => d[i].cmp(&d[j]),
         Data::U64(d) => d[i].cmp(&d[j]),
+        Data::I128(d) if v.ty == crate::value::LType::Interval => {
+            crate::interval::total(d[i]).cmp(&crate::interval::total(d[j]))
+        }
         Data::I128(d) => d[i].cmp(&d[j]),
         // -0.0 equals 0.0; NaN is the largest value.
         Data::F64(d) => crate::value::cmp_f64(d[i], d[j]),

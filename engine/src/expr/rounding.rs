@@ -21,6 +21,8 @@ pub enum Rounding {
     Floor,
     /// `ceil(x)` / `ceiling(x)`.
     Ceil,
+    /// `trunc(x, digits)`: toward zero, typed as `round`.
+    Trunc(i32),
 }
 
 impl Rounding {
@@ -30,6 +32,7 @@ impl Rounding {
             Rounding::Round(_) => "round",
             Rounding::Floor => "floor",
             Rounding::Ceil => "ceil",
+            Rounding::Trunc(_) => "trunc",
         }
     }
 
@@ -40,9 +43,9 @@ impl Rounding {
         Some(match (self, x) {
             (_, LType::Null) => (LType::Null, LType::Null),
             (_, LType::Float | LType::Double) => (x, x),
-            (Rounding::Round(_), t) if t.is_integer() => (t, t),
+            (Rounding::Round(_) | Rounding::Trunc(_), t) if t.is_integer() => (t, t),
             (_, t) if t.is_integer() => (LType::Double, LType::Double),
-            (Rounding::Round(n), LType::Decimal(p, s)) => {
+            (Rounding::Round(n) | Rounding::Trunc(n), LType::Decimal(p, s)) => {
                 if n >= i32::from(s) {
                     (x, x)
                 } else {
@@ -88,6 +91,7 @@ fn div_round(x: i128, unit: i128, mode: Rounding) -> i128 {
                 q
             }
         }
+        Rounding::Trunc(_) => q,
     }
 }
 
@@ -96,7 +100,7 @@ fn div_round(x: i128, unit: i128, mode: Rounding) -> i128 {
 /// multiple of `10^-digits` at scale 0.
 fn round_scaled(x: i128, from: u8, to: u8, mode: Rounding) -> Option<i128> {
     let digits = match mode {
-        Rounding::Round(n) => n,
+        Rounding::Round(n) | Rounding::Trunc(n) => n,
         _ => 0,
     };
     let keep = digits.min(i32::from(to));
@@ -117,6 +121,16 @@ fn round_f64(x: f64, mode: Rounding) -> f64 {
     match mode {
         Rounding::Floor => x.floor(),
         Rounding::Ceil => x.ceil(),
+        Rounding::Trunc(0) => x.trunc(),
+        Rounding::Trunc(n) => {
+            let m = 10f64.powi(n);
+            let r = (x * m).trunc() / m;
+            if r.is_finite() {
+                r
+            } else {
+                x
+            }
+        }
         Rounding::Round(0) => x.round(),
         Rounding::Round(n) if n > 0 => {
             let m = 10f64.powi(n);
@@ -189,7 +203,9 @@ pub fn eval(mode: Rounding, x: &Vector, ty: LType) -> Result<Vector> {
             }
             Data::I128(out)
         }
-        Data::U64(v) if matches!(mode, Rounding::Round(n) if n >= 0) => Data::U64(v.clone()),
+        Data::U64(v) if matches!(mode, Rounding::Round(n) | Rounding::Trunc(n) if n >= 0) => {
+            Data::U64(v.clone())
+        }
         other => {
             return Err(EngineError::Unsupported(format!(
                 "{}() of {} values ({:?})",

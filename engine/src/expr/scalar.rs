@@ -50,6 +50,17 @@ pub enum Func {
     MonthName,
     /// `last_day(TIMESTAMP)`: the DATE of the last day of the month.
     LastDay,
+    /// A numeric function (see [`crate::expr::math`]).
+    Math(crate::expr::math::MathFn),
+    /// A date, timestamp or interval function (see [`crate::expr::datetime`]).
+    Time(crate::expr::datetime::TimeFn),
+    /// `TRY_CAST(x AS type)`: NULL where the cast fails.
+    TryCast,
+    /// `a IS DISTINCT FROM b` (`false`) or `IS NOT DISTINCT FROM` (`true`):
+    /// NULLs compare as equal values.
+    Distinct(bool),
+    /// `hash(...)`: a UBIGINT of the values (not DuckDB's hash values).
+    Hash,
 }
 
 /// A piece of a `strftime` format.
@@ -80,6 +91,12 @@ impl Func {
             Func::DayName => "dayname",
             Func::MonthName => "monthname",
             Func::LastDay => "last_day",
+            Func::Math(m) => m.name(),
+            Func::Time(t) => t.name(),
+            Func::TryCast => "try_cast",
+            Func::Distinct(false) => "is_distinct_from",
+            Func::Distinct(true) => "is_not_distinct_from",
+            Func::Hash => "hash",
         }
     }
 }
@@ -484,6 +501,46 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
                 )));
             };
             return crate::expr::rounding::eval(*mode, a, ty);
+        }
+        Func::Math(m) => return crate::expr::math::eval(*m, args, ty, len),
+        Func::Time(t) => return crate::expr::datetime::eval(t, args, ty, len),
+        Func::TryCast => {
+            let [a] = args else {
+                return Err(EngineError::Internal("try_cast needs one argument".into()));
+            };
+            for i in 0..len {
+                let v = crate::expr::cast_value(&a.get(i), a.ty, ty).unwrap_or(Value::Null);
+                out.push(&v);
+            }
+        }
+        Func::Distinct(not) => {
+            let [a, b] = args else {
+                return Err(EngineError::Internal(
+                    "IS DISTINCT FROM needs two operands".into(),
+                ));
+            };
+            for i in 0..len {
+                let same = match (a.is_null(i), b.is_null(i)) {
+                    (true, true) => true,
+                    (false, false) => cmp_at(a, i, b, i).is_eq(),
+                    _ => false,
+                };
+                out.push(&Value::Bool(same == *not));
+            }
+        }
+        Func::Hash => {
+            for i in 0..len {
+                let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
+                for a in args {
+                    let k = match (a.key(i), &a.data) {
+                        (None, _) => 0xA5A5_A5A5,
+                        (Some(k), _) => k,
+                    };
+                    h = (h ^ (k as u64) ^ ((k >> 64) as u64)).wrapping_mul(0x0100_0000_01B3);
+                    h ^= h >> 29;
+                }
+                out.push(&Value::UInt(h));
+            }
         }
         Func::Strftime(items) => {
             let [a] = args else {

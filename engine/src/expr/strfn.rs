@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 
 use crate::error::{invalid, EngineError, Result};
+use crate::expr::text;
 use crate::value::{Data, LType, Value, Vector};
 
 /// Strings per parallel task of a regular expression over many strings.
@@ -27,12 +28,64 @@ impl PartialEq for Re {
 impl Re {
     /// Compiles a pattern with RE2 semantics (`.` does not match `\n`).
     pub fn new(pattern: &str) -> Result<Re> {
-        let re = regex::bytes::Regex::new(pattern)
+        Re::with_options(pattern, &ReOptions::default())
+    }
+
+    /// Compiles a pattern with DuckDB's options (see [`ReOptions`]).
+    pub fn with_options(pattern: &str, o: &ReOptions) -> Result<Re> {
+        let text = if o.literal {
+            regex::escape(pattern)
+        } else {
+            pattern.to_string()
+        };
+        let text = if o.full {
+            format!(r"\A(?:{text})\z")
+        } else {
+            text
+        };
+        let re = regex::bytes::RegexBuilder::new(&text)
+            .case_insensitive(o.case_insensitive)
+            .dot_matches_new_line(o.dot_all)
+            .build()
             .map_err(|e| EngineError::Invalid(format!("invalid regular expression: {e}")))?;
-        Ok(Re {
-            pattern: pattern.to_string(),
-            re,
-        })
+        Ok(Re { pattern: text, re })
+    }
+}
+
+/// The options of DuckDB's regular expression functions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReOptions {
+    /// `'i'`: case-insensitive (`'c'` turns it off).
+    pub case_insensitive: bool,
+    /// `'s'`: `.` matches a newline too.
+    pub dot_all: bool,
+    /// `'l'`: the pattern is literal text.
+    pub literal: bool,
+    /// `'g'`: replace every match (`regexp_replace`).
+    pub global: bool,
+    /// The whole string must match (`regexp_full_match`, `SIMILAR TO`).
+    pub full: bool,
+}
+
+impl ReOptions {
+    /// Parses DuckDB's option letters.
+    pub fn parse(text: &[u8]) -> Result<ReOptions> {
+        let mut o = ReOptions::default();
+        for &c in text {
+            match c {
+                b'i' => o.case_insensitive = true,
+                b'c' => o.case_insensitive = false,
+                b's' => o.dot_all = true,
+                b'm' | b'n' | b'p' => o.dot_all = false,
+                b'l' => o.literal = true,
+                b'g' => o.global = true,
+                b' ' => {}
+                other => {
+                    return invalid(format!("Unrecognized Regex option {}", char::from(other)))
+                }
+            }
+        }
+        Ok(o)
     }
 }
 
@@ -63,8 +116,44 @@ pub enum StrFn {
     /// `regexp_replace(s, pattern, replacement[, 'g'])` with the
     /// replacement in the regex crate's syntax; `true` replaces all.
     RegexpReplace(Box<Re>, Vec<u8>, bool),
-    /// `regexp_matches(s, pattern)`.
+    /// `regexp_matches(s, pattern)` (and `regexp_full_match`, `~`,
+    /// `SIMILAR TO`, with the pattern anchored).
     RegexpMatches(Box<Re>),
+    /// `regexp_extract(s, pattern[, group])`: the group of the first match,
+    /// or the empty string.
+    RegexpExtract(Box<Re>, usize),
+    /// `replace(s, from, to)`.
+    Replace,
+    /// `split_part(s, delimiter, index)`.
+    SplitPart,
+    /// `strpos(s, needle)` / `instr` / `position(needle IN s)`.
+    Strpos,
+    /// `left(s, n)`.
+    Left,
+    /// `right(s, n)`.
+    Right,
+    /// `reverse(s)`.
+    Reverse,
+    /// `lpad(s, n, pad)` (`true`) or `rpad`.
+    Pad(bool),
+    /// `repeat(s, n)`.
+    Repeat,
+    /// `translate(s, from, to)`.
+    Translate,
+    /// `concat_ws(separator, ...)`: NULL arguments are skipped.
+    ConcatWs,
+    /// `format(fmt, ...)`.
+    Format,
+    /// `printf(fmt, ...)`.
+    Printf,
+    /// `md5(s)` in hexadecimal.
+    Md5,
+    /// `sha256(s)` in hexadecimal.
+    Sha256,
+    /// `ascii(s)`: the first character's code point.
+    Ascii,
+    /// `chr(n)`: the character of code point `n`.
+    Chr,
 }
 
 impl StrFn {
@@ -85,7 +174,42 @@ impl StrFn {
             StrFn::Contains => "contains",
             StrFn::RegexpReplace(..) => "regexp_replace",
             StrFn::RegexpMatches(_) => "regexp_matches",
+            StrFn::RegexpExtract(..) => "regexp_extract",
+            StrFn::Replace => "replace",
+            StrFn::SplitPart => "split_part",
+            StrFn::Strpos => "strpos",
+            StrFn::Left => "left",
+            StrFn::Right => "right",
+            StrFn::Reverse => "reverse",
+            StrFn::Pad(true) => "lpad",
+            StrFn::Pad(false) => "rpad",
+            StrFn::Repeat => "repeat",
+            StrFn::Translate => "translate",
+            StrFn::ConcatWs => "concat_ws",
+            StrFn::Format => "format",
+            StrFn::Printf => "printf",
+            StrFn::Md5 => "md5",
+            StrFn::Sha256 => "sha256",
+            StrFn::Ascii => "ascii",
+            StrFn::Chr => "chr",
         }
+    }
+
+    /// The type argument `i` is cast to (`None`: any type, kept).
+    pub fn arg_type(&self, i: usize) -> Option<LType> {
+        match (self, i) {
+            (StrFn::Format | StrFn::Printf, 1..) => None,
+            (StrFn::Substring, 1..)
+            | (StrFn::SplitPart, 2)
+            | (StrFn::Left | StrFn::Right | StrFn::Repeat | StrFn::Pad(_), 1)
+            | (StrFn::Chr, 0) => Some(LType::Int64),
+            _ => Some(LType::Varchar),
+        }
+    }
+
+    /// Whether any argument type is cast to VARCHAR (not only strings).
+    pub fn casts_anything(&self) -> bool {
+        matches!(self, StrFn::Concat | StrFn::ConcatOp | StrFn::ConcatWs)
     }
 }
 
@@ -168,7 +292,8 @@ pub fn translate_replacement(r: &[u8]) -> Vec<u8> {
 /// The result type of `f` (arguments already checked by the binder).
 pub fn result_type(f: &StrFn) -> LType {
     match f {
-        StrFn::Length => LType::Int64,
+        StrFn::Length | StrFn::Strpos => LType::Int64,
+        StrFn::Ascii => LType::Int32,
         StrFn::StartsWith | StrFn::EndsWith | StrFn::Contains | StrFn::RegexpMatches(_) => {
             LType::Bool
         }
@@ -179,12 +304,28 @@ pub fn result_type(f: &StrFn) -> LType {
 /// Checks the argument count of `f`.
 pub fn check_arity(f: &StrFn, n: usize) -> Result<()> {
     let ok = match f {
-        StrFn::Length | StrFn::Lower | StrFn::Upper | StrFn::RegexpMatches(_) => n == 1,
-        StrFn::RegexpReplace(..) => n == 1,
+        StrFn::Length
+        | StrFn::Lower
+        | StrFn::Upper
+        | StrFn::RegexpMatches(_)
+        | StrFn::RegexpReplace(..)
+        | StrFn::RegexpExtract(..)
+        | StrFn::Reverse
+        | StrFn::Md5
+        | StrFn::Sha256
+        | StrFn::Ascii
+        | StrFn::Chr => n == 1,
         StrFn::Substring => n == 2 || n == 3,
-        StrFn::Concat => n >= 1,
-        StrFn::ConcatOp => n >= 2,
-        StrFn::StartsWith | StrFn::EndsWith | StrFn::Contains => n == 2,
+        StrFn::Concat | StrFn::Format | StrFn::Printf => n >= 1,
+        StrFn::ConcatOp | StrFn::ConcatWs => n >= 2,
+        StrFn::StartsWith
+        | StrFn::EndsWith
+        | StrFn::Contains
+        | StrFn::Strpos
+        | StrFn::Left
+        | StrFn::Right
+        | StrFn::Repeat => n == 2,
+        StrFn::Replace | StrFn::SplitPart | StrFn::Pad(_) | StrFn::Translate => n == 3,
         StrFn::Trim(..) => n == 1 || n == 2,
     };
     if ok {
@@ -254,10 +395,7 @@ fn char_count(s: &[u8]) -> usize {
     s.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
-/// Start offsets of the characters of `s` (UTF-8; stray bytes count as one).
-fn char_starts(s: &[u8]) -> Vec<usize> {
-    (0..s.len()).filter(|&i| s[i] & 0xC0 != 0x80).collect()
-}
+use text::char_starts;
 
 fn substring(s: &[u8], start: i64, len: Option<i64>) -> Vec<u8> {
     let starts = char_starts(s);
@@ -320,6 +458,25 @@ fn trim(s: &[u8], chars: Option<&[u8]>, left: bool, right: bool) -> Vec<u8> {
     }
 }
 
+/// A value of type `ty` as an argument of `format`/`printf`: DuckDB
+/// formats DECIMALs and FLOATs as DOUBLEs, everything that is not a number
+/// as its text.
+fn fmt_arg(ty: LType, v: &Value) -> crate::expr::fmt::Arg {
+    use crate::expr::fmt::Arg;
+    match (ty, v) {
+        (LType::Decimal(_, s), Value::Int(x)) => Arg::Float(*x as f64 / 10f64.powi(i32::from(s))),
+        (LType::Decimal(_, s), Value::Huge(x)) => Arg::Float(*x as f64 / 10f64.powi(i32::from(s))),
+        (t, Value::Int(x)) if t.is_integer() => Arg::Int(i128::from(*x)),
+        (_, Value::UInt(x)) => Arg::Int(i128::from(*x)),
+        (LType::HugeInt, Value::Huge(x)) => Arg::Int(*x),
+        (_, Value::Float(x)) => Arg::Float(*x),
+        (t, v) => Arg::Text(match crate::expr::cast_value(v, t, LType::Varchar) {
+            Ok(Value::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
+            _ => crate::value::format_value(t, v),
+        }),
+    }
+}
+
 fn as_int(v: &Value) -> Option<i64> {
     match v {
         Value::Int(x) => Some(*x),
@@ -349,6 +506,38 @@ pub fn eval_strfn(f: &StrFn, args: &[&Vector], len: usize) -> Result<Vector> {
                         .map(|x| re.re.is_match(x))
                         .collect(),
                 )),
+                StrFn::RegexpExtract(re, group) => Some(Data::Str(
+                    s.par_iter()
+                        .with_min_len(REGEX_PART)
+                        .map_init(
+                            || re.re.capture_locations(),
+                            |locs, x| match re.re.captures_read(locs, x) {
+                                Some(_) => locs
+                                    .get(*group)
+                                    .map_or_else(Vec::new, |(a, b)| x[a..b].to_vec()),
+                                None => Vec::new(),
+                            },
+                        )
+                        .collect(),
+                )),
+                StrFn::Reverse => Some(Data::Str(s.iter().map(|x| text::reverse(x)).collect())),
+                StrFn::Md5 => Some(Data::Str(
+                    s.iter()
+                        .map(|x| {
+                            use md5::Digest;
+                            text::hex(&md5::Md5::digest(x))
+                        })
+                        .collect(),
+                )),
+                StrFn::Sha256 => Some(Data::Str(
+                    s.iter()
+                        .map(|x| {
+                            use sha2::Digest;
+                            text::hex(&sha2::Sha256::digest(x))
+                        })
+                        .collect(),
+                )),
+                StrFn::Ascii => Some(Data::I64(s.iter().map(|x| text::ascii(x)).collect())),
                 StrFn::RegexpReplace(re, rep, true) => Some(Data::Str(
                     s.par_iter()
                         .with_min_len(REGEX_PART)
@@ -394,7 +583,71 @@ pub fn eval_strfn(f: &StrFn, args: &[&Vector], len: usize) -> Result<Vector> {
                 }
                 Value::Str(o)
             }
+            StrFn::ConcatWs => match s(0) {
+                None => Value::Null,
+                Some(sep) => {
+                    let mut o = Vec::new();
+                    let mut first = true;
+                    for v in &vals[1..] {
+                        if let Value::Str(x) = v {
+                            if !first {
+                                o.extend_from_slice(sep);
+                            }
+                            o.extend_from_slice(x);
+                            first = false;
+                        }
+                    }
+                    Value::Str(o)
+                }
+            },
             _ if vals.iter().any(|v| matches!(v, Value::Null)) => Value::Null,
+            StrFn::Format | StrFn::Printf => {
+                let fmt = String::from_utf8_lossy(s(0).unwrap_or_default());
+                let mut fargs = Vec::with_capacity(vals.len());
+                for (a, v) in args[1..].iter().zip(&vals[1..]) {
+                    fargs.push(fmt_arg(a.ty, v));
+                }
+                let out = if *f == StrFn::Format {
+                    crate::expr::fmt::format(&fmt, &fargs)?
+                } else {
+                    crate::expr::fmt::printf(&fmt, &fargs)?
+                };
+                Value::Str(out.into_bytes())
+            }
+            StrFn::Replace | StrFn::Translate => match (s(0), s(1), s(2)) {
+                (Some(a), Some(b), Some(c)) => Value::Str(if *f == StrFn::Replace {
+                    text::replace(a, b, c)
+                } else {
+                    text::translate(a, b, c)
+                }),
+                _ => Value::Null,
+            },
+            StrFn::SplitPart => match (s(0), s(1), vals.get(2).and_then(as_int)) {
+                (Some(a), Some(d), Some(k)) => Value::Str(text::split_part(a, d, k)),
+                _ => Value::Null,
+            },
+            StrFn::Strpos => match (s(0), s(1)) {
+                (Some(a), Some(b)) => Value::Int(text::strpos(a, b)),
+                _ => Value::Null,
+            },
+            StrFn::Left | StrFn::Right | StrFn::Repeat => {
+                match (s(0), vals.get(1).and_then(as_int)) {
+                    (Some(a), Some(n)) => Value::Str(match f {
+                        StrFn::Left => text::left(a, n)?,
+                        StrFn::Right => text::right(a, n)?,
+                        _ => text::repeat(a, n)?,
+                    }),
+                    _ => Value::Null,
+                }
+            }
+            StrFn::Pad(l) => match (s(0), vals.get(1).and_then(as_int), s(2)) {
+                (Some(a), Some(n), Some(p)) => Value::Str(text::pad(a, n, p, *l)?),
+                _ => Value::Null,
+            },
+            StrFn::Chr => match vals.first().and_then(as_int) {
+                Some(n) => Value::Str(text::chr(n)?),
+                None => Value::Null,
+            },
             // `a || b || ...`: NULL when any operand is (checked above).
             StrFn::ConcatOp => {
                 let mut o = Vec::new();

@@ -93,6 +93,9 @@ pub fn details(p: &LogicalPlan) -> String {
             format!("{}{}", kind.keyword(), if *all { " ALL" } else { "" })
         }
         LogicalPlan::Values { rows, .. } => format!("{} rows", rows.len()),
+        LogicalPlan::Partials { rows, .. } => {
+            format!("{} rows of {} partial results", rows.rows, rows.parts)
+        }
         LogicalPlan::Join {
             left,
             right,

@@ -15,6 +15,7 @@
 //! as they can into the [`TableQuery`], which the format answers directly.
 
 pub mod display;
+pub mod split;
 pub mod stats;
 pub mod table_query;
 
@@ -273,6 +274,14 @@ pub enum LogicalPlan {
         /// tested on pairs whose keys match (ON's other conjuncts).
         filter: Option<TExpr>,
     },
+    /// The partial results of the tasks a query was split into,
+    /// concatenated (the leaf of a final or combine plan; see [`split`]).
+    Partials {
+        /// Their columns.
+        columns: Vec<Column>,
+        /// The rows.
+        rows: std::sync::Arc<split::PartialRows>,
+    },
     /// The rows of CTE `id`.
     CteRef {
         /// The CTE's number in [`Query::ctes`].
@@ -309,6 +318,7 @@ impl LogicalPlan {
             | LogicalPlan::Aggregate { columns, .. }
             | LogicalPlan::SetOp { columns, .. }
             | LogicalPlan::Values { columns, .. }
+            | LogicalPlan::Partials { columns, .. }
             | LogicalPlan::CteRef { columns, .. } => columns.clone(),
         }
     }
@@ -335,6 +345,7 @@ impl LogicalPlan {
         match self {
             LogicalPlan::TableQuery(_)
             | LogicalPlan::Values { .. }
+            | LogicalPlan::Partials { .. }
             | LogicalPlan::CteRef { .. } => vec![],
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
@@ -354,6 +365,7 @@ impl LogicalPlan {
         match self {
             LogicalPlan::TableQuery(_)
             | LogicalPlan::Values { .. }
+            | LogicalPlan::Partials { .. }
             | LogicalPlan::CteRef { .. } => vec![],
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
@@ -382,6 +394,7 @@ impl LogicalPlan {
             LogicalPlan::SetOp { .. } => "SetOp",
             LogicalPlan::Join { .. } => "Join",
             LogicalPlan::Values { .. } => "Values",
+            LogicalPlan::Partials { .. } => "Partials",
             LogicalPlan::CteRef { .. } => "CteRef",
         }
     }

@@ -41,6 +41,7 @@ pub fn max_rows(p: &LogicalPlan, q: &Query) -> u64 {
             SetOpKind::Except => max_rows(left, q),
         },
         LogicalPlan::Values { rows, .. } => rows.len() as u64,
+        LogicalPlan::Partials { rows, .. } => rows.rows as u64,
         LogicalPlan::Join {
             kind, left, right, ..
         } => {
@@ -149,6 +150,7 @@ pub fn estimate_rows(p: &LogicalPlan, q: &Query) -> f64 {
             }
         }
         LogicalPlan::Values { rows, .. } => rows.len() as f64,
+        LogicalPlan::Partials { rows, .. } => rows.rows as f64,
         LogicalPlan::Join {
             kind,
             left,

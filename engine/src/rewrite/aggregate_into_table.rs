@@ -14,6 +14,7 @@ use crate::agg::func::{AggCall, Aggregation};
 use crate::error::{EngineError, Result};
 use crate::expr::{ExprKind, TExpr};
 use crate::plan::LogicalPlan;
+use crate::value::LType;
 
 /// The rule.
 pub struct AggregateIntoTable;
@@ -24,8 +25,17 @@ impl Rule for AggregateIntoTable {
     }
 
     fn check(&self, node: &LogicalPlan, _: &RuleCtx) -> Check {
-        if !matches!(node, LogicalPlan::Aggregate { .. }) {
+        let LogicalPlan::Aggregate { keys, aggs, .. } = node else {
             return Check::NotApplicable;
+        };
+        // The table engine keeps group keys and extremes as order-preserving
+        // keys; an INTERVAL's key is its total, not its parts.
+        let interval = keys.iter().any(|k| k.ty == LType::Interval)
+            || aggs
+                .iter()
+                .any(|a| a.arg.as_ref().is_some_and(|x| x.ty == LType::Interval));
+        if interval {
+            return Check::no("INTERVAL keys or arguments stay in the hash aggregation");
         }
         match table_input(node) {
             None => Check::NotApplicable,

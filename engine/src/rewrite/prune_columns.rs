@@ -267,6 +267,7 @@ fn prune(plan: LogicalPlan, needed: &[bool]) -> (LogicalPlan, Mapping) {
         other @ (LogicalPlan::Distinct { .. }
         | LogicalPlan::SetOp { .. }
         | LogicalPlan::Values { .. }
+        | LogicalPlan::Partials { .. }
         | LogicalPlan::CteRef { .. }) => {
             let n = other.columns().len();
             let mut other = other;

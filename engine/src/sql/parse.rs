@@ -24,10 +24,16 @@ pub enum Statement {
         /// The query explained.
         query: Box<sql::Query>,
     },
+    /// `DESCRIBE`, `SHOW`, `SHOW TABLES` or `SUMMARIZE` (see
+    /// [`crate::inspect`]).
+    Inspect(crate::inspect::Inspection),
 }
 
 /// Parses SQL text into one statement.
 pub fn parse(text: &str) -> Result<Statement> {
+    if let Some(s) = crate::inspect::parse_inspection(text)? {
+        return Ok(s);
+    }
     let dialect = sqlparser::dialect::DuckDbDialect {};
     let mut stmts = Parser::new(&dialect)
         .with_recursion_limit(MAX_PARSE_DEPTH)
@@ -68,6 +74,7 @@ pub fn parse_query(text: &str) -> Result<sql::Query> {
     match parse(text)? {
         Statement::Query(q) => Ok(*q),
         Statement::Explain { .. } => invalid("expected a query, found EXPLAIN"),
+        Statement::Inspect(_) => invalid("expected a query, found DESCRIBE, SHOW or SUMMARIZE"),
     }
 }
 

@@ -5,7 +5,7 @@ use sqlparser::ast::{self as sql, Expr as SqlExpr};
 
 use super::aggregate::AggCtx;
 use super::coerce::{cast_to, common_type, decimal_arith};
-use super::function::{add_interval, extract_expr, not, rounding_call, str_call};
+use super::function::{extract_expr, not, rounding_call, str_call};
 use super::literal::{date_part, fold, literal, literal_int, sql_type};
 use super::query::cast_columns;
 use super::scope::Scope;
@@ -274,6 +274,9 @@ impl<'a> ExprBinder<'a> {
                 match op {
                     sql::UnaryOperator::Plus => Ok(x),
                     sql::UnaryOperator::Minus => {
+                        if x.ty == LType::Interval {
+                            return Ok(super::scalar_fns::interval_neg(x));
+                        }
                         if !x.ty.is_numeric() && x.ty != LType::Null {
                             return invalid(format!("cannot negate {}", x.ty));
                         }
@@ -320,17 +323,6 @@ impl<'a> ExprBinder<'a> {
                 str_call(StrFn::ConcatOp, args)
             }
             SqlExpr::BinaryOp { left, op, right } => {
-                use sql::BinaryOperator as B;
-                match (&**left, op, &**right) {
-                    (x, B::Plus | B::Minus, SqlExpr::Interval(i)) => {
-                        let sign = if matches!(op, B::Minus) { -1 } else { 1 };
-                        return add_interval(self.expr(x)?, &i.to_string(), sign);
-                    }
-                    (SqlExpr::Interval(i), B::Plus, x) => {
-                        return add_interval(self.expr(x)?, &i.to_string(), 1);
-                    }
-                    _ => {}
-                }
                 let (l, r) = (self.expr(left)?, self.expr(right)?);
                 let literals = (is_literal_syntax(left), is_literal_syntax(right));
                 self.binary(op, l, r, literals)
@@ -416,11 +408,17 @@ impl<'a> ExprBinder<'a> {
                 if format.is_some() {
                     return unsupported("CAST ... FORMAT");
                 }
-                if matches!(kind, sql::CastKind::TryCast | sql::CastKind::SafeCast) {
-                    return unsupported("TRY_CAST");
-                }
                 let x = self.expr(expr)?;
                 let to = sql_type(data_type)?;
+                if matches!(kind, sql::CastKind::TryCast | sql::CastKind::SafeCast) {
+                    if x.ty == to {
+                        return Ok(x);
+                    }
+                    return Ok(TExpr {
+                        kind: ExprKind::Func(Box::new(crate::expr::scalar::Func::TryCast), vec![x]),
+                        ty: to,
+                    });
+                }
                 // A constant that cannot be cast fails where it is
                 // evaluated (on no rows, never), as in DuckDB.
                 cast_to(x.clone(), to).or_else(|_| {
@@ -433,6 +431,9 @@ impl<'a> ExprBinder<'a> {
             SqlExpr::Extract { field, expr, .. } => {
                 let x = self.expr(expr)?;
                 let part = date_part(&field.to_string())?;
+                if x.ty == LType::Interval {
+                    return super::scalar_fns::interval_part(part, x);
+                }
                 if !matches!(x.ty, LType::Date | LType::Timestamp) {
                     return invalid(format!("EXTRACT needs a DATE or TIMESTAMP, not {}", x.ty));
                 }
@@ -586,7 +587,35 @@ impl<'a> ExprBinder<'a> {
                 let e = self.subquery(subquery, SubqueryKind::In { expr: x })?;
                 Ok(if *negated { not(e) } else { e })
             }
-            SqlExpr::Interval(_) => unsupported("INTERVAL"),
+            SqlExpr::Interval(i) => self.interval_expr(i),
+            SqlExpr::IsDistinctFrom(a, b) | SqlExpr::IsNotDistinctFrom(a, b) => {
+                let (a, b) = (self.expr(a)?, self.expr(b)?);
+                let ty = common_type(&a, &b)?;
+                let not = matches!(e, SqlExpr::IsNotDistinctFrom(..));
+                Ok(TExpr {
+                    kind: ExprKind::Func(
+                        Box::new(crate::expr::scalar::Func::Distinct(not)),
+                        vec![cast_to(a, ty)?, cast_to(b, ty)?],
+                    ),
+                    ty: LType::Bool,
+                })
+            }
+            SqlExpr::SimilarTo {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+            } => {
+                if escape_char.is_some() {
+                    return unsupported("SIMILAR TO ... ESCAPE");
+                }
+                let (x, p) = (self.expr(expr)?, self.expr(pattern)?);
+                super::scalar_fns::regex_op(x, p, false, *negated, true)
+            }
+            SqlExpr::Position { expr, r#in } => {
+                let (needle, hay) = (self.expr(expr)?, self.expr(r#in)?);
+                str_call(StrFn::Strpos, vec![hay, needle])
+            }
             other => unsupported(format!("expression {other}")),
         }
     }
@@ -626,10 +655,29 @@ impl<'a> ExprBinder<'a> {
         if let Some(c) = cmp {
             return self.compare(c, l, r);
         }
+        let regex = match op {
+            B::PGRegexMatch => Some((false, false)),
+            B::PGRegexIMatch => Some((true, false)),
+            B::PGRegexNotMatch => Some((false, true)),
+            B::PGRegexNotIMatch => Some((true, true)),
+            _ => None,
+        };
+        if let Some((ci, negated)) = regex {
+            return super::scalar_fns::regex_op(l, r, ci, negated, false);
+        }
         unsupported(format!("operator {op}"))
     }
 
-    fn arith(&mut self, op: ArithOp, l: TExpr, r: TExpr, literals: (bool, bool)) -> Result<TExpr> {
+    pub(crate) fn arith(
+        &mut self,
+        op: ArithOp,
+        l: TExpr,
+        r: TExpr,
+        literals: (bool, bool),
+    ) -> Result<TExpr> {
+        if let Some(e) = super::scalar_fns::time_arith(op, l.clone(), r.clone())? {
+            return Ok(e);
+        }
         for x in [&l, &r] {
             if !x.ty.is_numeric() && !matches!(x.ty, LType::Null | LType::Date) {
                 return invalid(format!("cannot apply arithmetic to {} (operand {x})", x.ty));

@@ -166,6 +166,13 @@ impl Binder<'_> {
                         }
                     }
                 }
+                if let [schema, table] = name.0.as_slice() {
+                    let schema = schema.to_string();
+                    if schema.eq_ignore_ascii_case("information_schema") && args.is_none() {
+                        let q = alias.as_ref().map(|a| a.name.value.clone());
+                        return self.information_schema(&table.to_string(), q);
+                    }
+                }
                 let tref = table_ref::from_factor(factor)?;
                 let table = self.open(&tref, self.head.get())?;
                 let name = tref.to_string();

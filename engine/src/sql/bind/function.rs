@@ -101,27 +101,6 @@ impl ExprBinder<'_> {
                     ty,
                 })
             }
-            ("regexp_replace", [x, p, r, rest @ ..]) if rest.len() <= 1 => {
-                let (Some(Value::Str(p)), Some(Value::Str(r))) = (p.as_lit(), r.as_lit()) else {
-                    return unsupported("regexp_replace with a non-constant pattern");
-                };
-                let all = match rest.first().map(|o| o.as_lit()) {
-                    None => false,
-                    Some(Some(Value::Str(o))) => o.contains(&b'g'),
-                    Some(_) => return unsupported("regexp_replace options must be constant"),
-                };
-                let re = crate::expr::strfn::Re::new(&String::from_utf8_lossy(p))?;
-                let rep = crate::expr::strfn::translate_replacement(r);
-                let f = StrFn::RegexpReplace(Box::new(re), rep, all);
-                str_call(f, vec![x.clone()])
-            }
-            ("regexp_matches", [x, p]) => {
-                let Some(Value::Str(p)) = p.as_lit() else {
-                    return unsupported("regexp_matches with a non-constant pattern");
-                };
-                let re = crate::expr::strfn::Re::new(&String::from_utf8_lossy(p))?;
-                str_call(StrFn::RegexpMatches(Box::new(re)), vec![x.clone()])
-            }
             (
                 "length" | "char_length" | "character_length" | "lower" | "lcase" | "upper"
                 | "ucase" | "substring" | "substr" | "concat" | "trim" | "ltrim" | "rtrim"
@@ -260,14 +239,7 @@ impl ExprBinder<'_> {
             }
             ("floor", [x]) => rounding_call(Rounding::Floor, x.clone()),
             ("ceil" | "ceiling", [x]) => rounding_call(Rounding::Ceil, x.clone()),
-            _ => unsupported(format!(
-                "function {name}({})",
-                bound
-                    .iter()
-                    .map(|b| b.ty.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            _ => self.scalar_function(&name, bound.to_vec()),
         }
     }
 }
@@ -356,15 +328,14 @@ pub(crate) fn str_call(f: StrFn, args: Vec<TExpr>) -> Result<TExpr> {
     crate::expr::strfn::check_arity(&f, args.len())?;
     let mut out = Vec::new();
     for (i, a) in args.into_iter().enumerate() {
-        let want = if f == StrFn::Substring && i > 0 {
-            LType::Int64
-        } else {
-            LType::Varchar
+        let Some(want) = f.arg_type(i) else {
+            out.push(a);
+            continue;
         };
         let ok = a.ty == want
             || a.ty == LType::Null
             || (want == LType::Int64 && a.ty.is_integer())
-            || matches!(f, StrFn::Concat | StrFn::ConcatOp);
+            || f.casts_anything();
         if !ok {
             return invalid(format!("{}() does not accept {}", f.name(), a.ty));
         }

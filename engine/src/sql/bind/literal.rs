@@ -84,6 +84,7 @@ pub(crate) fn sql_type(t: &sql::DataType) -> Result<LType> {
         D::Date => LType::Date,
         D::Timestamp(_, sql::TimezoneInfo::None) | D::Datetime(_) => LType::Timestamp,
         D::Varchar(_) | D::Text | D::String(_) | D::Char(_) => LType::Varchar,
+        D::Interval { fields: None, .. } => LType::Interval,
         D::Decimal(info) | D::Numeric(info) => match info {
             sql::ExactNumberInfo::None => LType::Decimal(18, 3),
             sql::ExactNumberInfo::Precision(p) => LType::Decimal((*p).min(38) as u8, 0),

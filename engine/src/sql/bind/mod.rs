@@ -21,6 +21,8 @@ pub mod from;
 pub mod function;
 pub mod literal;
 pub mod query;
+pub mod scalar_fns;
+pub mod schema_tables;
 pub mod scope;
 pub mod select;
 pub mod star;
