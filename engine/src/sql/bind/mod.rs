@@ -16,6 +16,7 @@
 
 pub mod aggregate;
 pub mod coerce;
+mod empty_range;
 pub mod expr;
 pub mod from;
 pub mod function;

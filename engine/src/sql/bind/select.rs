@@ -126,7 +126,10 @@ impl Binder<'_> {
                 .with_aliases(&aliases)
                 .with_binder(self);
             let e = b.expr(w)?;
-            let predicate = b.expect_bool(e, "WHERE")?;
+            let mut predicate = b.expect_bool(e, "WHERE")?;
+            if super::empty_range::unsatisfiable(&predicate) {
+                predicate = TExpr::lit(crate::value::Value::Bool(false), crate::value::LType::Bool);
+            }
             let (p, repl) = attach(plan, std::mem::take(&mut b.subqueries))?;
             plan = LogicalPlan::Filter {
                 input: p.boxed(),
