@@ -53,6 +53,7 @@ impl Partial {
         Partial { inner }
     }
 
+    #[cfg(feature = "arrow")]
     pub(crate) fn engine(&self) -> &strata_engine::QueryResult {
         &self.inner
     }

@@ -12,7 +12,9 @@ use strata_format::reader::Hashes;
 use strata_format::Table;
 
 use crate::agg::func::AggCall;
-use crate::agg::layout::{str_prefix, str_ranks, ArgValues, StateKind, StateLayout, StrArena};
+use crate::agg::layout::{
+    str_prefix, str_ranks, AggSlot, ArgValues, StateKind, StateLayout, StrArena,
+};
 use crate::agg::merge::{Groups, Pool};
 use crate::error::Result;
 use crate::expr::{eval, Columns, OneColumn, TExpr};
@@ -398,7 +400,12 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<
         PartKind::Expr1(c) => {
             let per_value = match &p.memo {
                 Some(memo) => eval_per_value_memo(&p.expr, ctx, c, memo)?,
-                None => eval_per_value(&p.expr, ctx, c)?,
+                None => eval_per_value(&p.expr, ctx, c, &|| {
+                    Ok(used_values(
+                        &codes_at(ctx, c, rows)?,
+                        ctx.chunk(c)?.distinct(),
+                    ))
+                })?,
             };
             let (map, keys) = dedup_keys(&per_value);
             let n = per_value.len() - 1;
@@ -490,6 +497,7 @@ fn per_value_arg(
     kind: StateKind,
     ctx: &BlockCtx,
     c: usize,
+    used: &dyn Fn() -> Result<Vec<bool>>,
 ) -> Result<(ArgValues, Option<StrSource>)> {
     if is_str_kind(kind) && arg.as_col() == Some(c) {
         // A string's position in the dictionary is its byte-order rank.
@@ -501,13 +509,21 @@ fn per_value_arg(
         valid.push(false);
         return Ok((ArgValues::Key(keys, valid), Some(StrSource::Column(c))));
     }
-    Ok(values_for(kind, &eval_per_value(arg, ctx, c)?))
+    Ok(values_for(kind, &eval_per_value(arg, ctx, c, used)?))
 }
 
 /// `expr` (of column `c` only) at each distinct value of `c` in value
 /// order, then at NULL. The byte length of a stored string comes from the
 /// dictionary's length table without decompressing any string.
-fn eval_per_value(expr: &TExpr, ctx: &BlockCtx, c: usize) -> Result<Vector> {
+///
+/// Where evaluating at every value fails, `used` tells which values (NULL
+/// last) the selected rows hold, and only those are evaluated.
+fn eval_per_value(
+    expr: &TExpr,
+    ctx: &BlockCtx,
+    c: usize,
+    used: &dyn Fn() -> Result<Vec<bool>>,
+) -> Result<Vector> {
     if let crate::expr::ExprKind::StrLen(inner) = &expr.kind {
         if inner.as_col() == Some(c) {
             let chunk = ctx.chunk(c)?;
@@ -522,10 +538,45 @@ fn eval_per_value(expr: &TExpr, ctx: &BlockCtx, c: usize) -> Result<Vector> {
         }
     }
     let vals = ctx.values(c)?;
-    let mut v = eval(expr, vals.len(), &OneColumn(vals))?.into_owned();
-    let null_in = Vector::nulls(vals.ty, 1);
-    v.append(&*eval(expr, 1, &OneColumn(&null_in))?);
-    Ok(v)
+    let every = || -> Result<Vector> {
+        let mut v = eval(expr, vals.len(), &OneColumn(vals))?.into_owned();
+        let null_in = Vector::nulls(vals.ty, 1);
+        v.append(&*eval(expr, 1, &OneColumn(&null_in))?);
+        Ok(v)
+    };
+    match every() {
+        Ok(v) => Ok(v),
+        // A value no selected row holds may fail where the rows' values
+        // do not (a cast out of range, a division by zero): the error
+        // stands only if a used value raises it.
+        Err(_) => eval_at_used_values(expr, vals, &used()?),
+    }
+}
+
+/// Which of a column's `distinct` values (NULL last) the codes hold.
+fn used_values(codes: &[u32], distinct: usize) -> Vec<bool> {
+    let mut used = vec![false; distinct + 1];
+    for &x in codes {
+        used[(x as usize).min(distinct)] = true;
+    }
+    used
+}
+
+/// `expr` at the distinct values `vals` (NULL input last) that `used`
+/// marks, NULL at the others.
+fn eval_at_used_values(expr: &TExpr, vals: &Vector, used: &[bool]) -> Result<Vector> {
+    let at: Vec<u32> = (0..used.len() as u32)
+        .filter(|&i| used[i as usize])
+        .collect();
+    // Index vals.len() gathers NULL: the NULL input.
+    let input = vals.gather(&at);
+    let input = OneColumn(&input);
+    let got = eval(expr, at.len(), &input)?;
+    let mut pos = vec![u32::MAX; used.len()];
+    for (j, &i) in at.iter().enumerate() {
+        pos[i as usize] = j as u32;
+    }
+    Ok(got.gather(&pos))
 }
 
 /// [`eval_per_value`] for an expression of string column `c`, taking the
@@ -623,6 +674,7 @@ fn arg_values<'a>(
     kind: StateKind,
     ctx: &'a BlockCtx,
     rows: &[u32],
+    per_row: Option<Vector>,
 ) -> Result<(ArgValues, ArgIndex<'a>, Option<StrSource>)> {
     let Some(arg) = &call.arg else {
         return Ok((ArgValues::None, ArgIndex::Const, None));
@@ -636,12 +688,16 @@ fn arg_values<'a>(
             (a, ArgIndex::Const, s)
         }
         [c] => {
-            let (a, s) = per_value_arg(arg, kind, ctx, *c)?;
             let n = ctx.chunk(*c)?.distinct();
-            (a, ArgIndex::PerValue(codes_at(ctx, *c, rows)?, n), s)
+            let codes = codes_at(ctx, *c, rows)?;
+            let (a, s) = per_value_arg(arg, kind, ctx, *c, &|| Ok(used_values(&codes, n)))?;
+            (a, ArgIndex::PerValue(codes, n), s)
         }
         _ => {
-            let v = ctx.eval_one_at(rows, arg)?;
+            let v = match per_row {
+                Some(v) => v,
+                None => ctx.eval_one_at(rows, arg)?,
+            };
             let (a, s) = values_for(kind, &v);
             (a, ArgIndex::PerRow, s)
         }
@@ -764,8 +820,19 @@ fn build_groups(
     for &j in visit.iter() {
         states[gids[j as usize] as usize * sw] += 1;
     }
+    // Arguments of several columns, evaluated together: each column is
+    // read, and each shared part computed, once.
+    let multi_col = |s: &&AggSlot| s.call.arg.as_ref().is_some_and(|a| a.columns().len() > 1);
+    let multi: Vec<&TExpr> = layout
+        .slots
+        .iter()
+        .filter(multi_col)
+        .filter_map(|s| s.call.arg.as_ref())
+        .collect();
+    let mut per_row = ctx.eval_at(&rows, &multi)?.into_iter();
     for s in &layout.slots {
-        let (vals, idx, src) = arg_values(&s.call, s.kind, ctx, &rows)?;
+        let v = if multi_col(&s) { per_row.next() } else { None };
+        let (vals, idx, src) = arg_values(&s.call, s.kind, ctx, &rows, v)?;
         if let Some(src) = src {
             str_srcs.push((s.off, src));
         }
@@ -934,7 +1001,13 @@ fn per_value_groups(
                     Src { vals, counts: None }
                 }
                 [c] => {
-                    let (vals, src) = per_value_arg(arg, s.kind, ctx, *c)?;
+                    let used = || {
+                        let (cnt, nulls) = fcounts(*c)?;
+                        let mut used: Vec<bool> = cnt.iter().map(|&n| n > 0).collect();
+                        used.push(nulls > 0);
+                        Ok(used)
+                    };
+                    let (vals, src) = per_value_arg(arg, s.kind, ctx, *c, &used)?;
                     if let Some(src) = src {
                         str_srcs.push((s.off, src));
                     }

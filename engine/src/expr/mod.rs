@@ -976,6 +976,13 @@ pub fn arith(op: ArithOp, a: &Vector, b: &Vector, ty: LType) -> Result<Vector> {
                 .collect(),
         ),
         (Data::I64(x), Data::I64(y)) => {
+            if let Some(out) = i64_arith_unchecked(op, x, y, i64_bounds(ty)) {
+                return Ok(Vector {
+                    ty,
+                    data: Data::I64(out),
+                    nulls,
+                });
+            }
             // Narrow integer types must stay within their own range.
             let fits = |r: i64| {
                 ty.int_range()
@@ -994,6 +1001,50 @@ pub fn arith(op: ArithOp, a: &Vector, b: &Vector, ty: LType) -> Result<Vector> {
         }
     };
     Ok(Vector { ty, data, nulls })
+}
+
+/// The range a result of type `ty` held as `i64` must stay in: its
+/// integer type's, or a DECIMAL's digits.
+fn i64_bounds(ty: LType) -> (i64, i64) {
+    let (mut lo, mut hi) = ty.int_range().map_or((i64::MIN, i64::MAX), |(lo, hi)| {
+        (
+            i64::try_from(lo).unwrap_or(i64::MIN),
+            i64::try_from(hi).unwrap_or(i64::MAX),
+        )
+    });
+    if let LType::Decimal(p, _) = ty {
+        if p <= 18 {
+            let max = 10i64.pow(u32::from(p)) - 1;
+            (lo, hi) = (lo.max(-max), hi.min(max));
+        }
+    }
+    (lo, hi)
+}
+
+/// `+`, `-` and `*` over `i64`s without a branch per row: `None` when any
+/// slot (NULL slots included, whose values are arbitrary) overflows or
+/// leaves `bounds`, or for the other operators; the checked loop of
+/// [`arith`] then decides, row by row.
+fn i64_arith_unchecked(op: ArithOp, x: &[i64], y: &[i64], bounds: (i64, i64)) -> Option<Vec<i64>> {
+    let (lo, hi) = bounds;
+    let mut bad = false;
+    let mut run = |f: fn(i64, i64) -> (i64, bool)| -> Vec<i64> {
+        x.iter()
+            .zip(y)
+            .map(|(&p, &q)| {
+                let (r, o) = f(p, q);
+                bad |= o | (r < lo) | (r > hi);
+                r
+            })
+            .collect()
+    };
+    let out = match op {
+        ArithOp::Add => run(i64::overflowing_add),
+        ArithOp::Sub => run(i64::overflowing_sub),
+        ArithOp::Mul => run(i64::overflowing_mul),
+        _ => return None,
+    };
+    (!bad).then_some(out)
 }
 
 /// Compares two vectors of the same physical type.
@@ -1043,6 +1094,15 @@ pub fn cast(v: &Vector, to: LType) -> Result<Vector> {
 fn cast_exact_numbers(v: &Vector, to: LType) -> Option<Result<Vector>> {
     let from = v.ty;
     let exact_source = from.is_integer() || matches!(from, LType::Decimal(..));
+    if let (true, LType::Decimal(p, s), Data::I64(d)) = (exact_source, to, &v.data) {
+        if let Some(out) = i64_to_decimal(d, scale_of(from), p, s) {
+            return Some(Ok(Vector {
+                ty: to,
+                data: Data::I64(out),
+                nulls: v.nulls.clone(),
+            }));
+        }
+    }
     let date_to_ts = from == LType::Date && to == LType::Timestamp;
     if !(exact_source || date_to_ts) {
         return None;
@@ -1150,6 +1210,35 @@ fn cast_exact_numbers(v: &Vector, to: LType) -> Option<Result<Vector>> {
         data,
         nulls: v.nulls.clone(),
     }))
+}
+
+/// Exact numbers held as `i64` at scale `from` to a DECIMAL(p, s) held as
+/// `i64` (p <= 18) of no smaller scale, without a branch per row: `None`
+/// when the scale goes down or any slot (NULL slots included) leaves the
+/// target's digits; the general cast then decides, row by row.
+fn i64_to_decimal(d: &[i64], from: u32, p: u8, s: u8) -> Option<Vec<i64>> {
+    let s = u32::from(s);
+    if p > 18 || s < from {
+        return None;
+    }
+    let factor = 10i64.checked_pow(s - from)?;
+    let max = 10i64.pow(u32::from(p)) - 1;
+    if factor == 1 {
+        return d
+            .iter()
+            .all(|x| (-max..=max).contains(x))
+            .then(|| d.to_vec());
+    }
+    let mut bad = false;
+    let out = d
+        .iter()
+        .map(|&x| {
+            let (y, o) = x.overflowing_mul(factor);
+            bad |= o | (y < -max) | (y > max);
+            y
+        })
+        .collect();
+    (!bad).then_some(out)
 }
 
 fn scale_of(ty: LType) -> u32 {

@@ -501,13 +501,25 @@ impl<'t> BlockCtx<'t> {
         Ok(out)
     }
 
-    /// Evaluates `exprs` at `rows`, reading each column they use once.
+    /// Evaluates `exprs` at `rows`, reading each column they use once; the
+    /// parts reading one column are evaluated at its distinct values where
+    /// that is less work (see [`crate::scan::lift`]).
     pub fn eval_at(&self, rows: &[u32], exprs: &[&TExpr]) -> Result<Vec<Vector>> {
-        let loaded = columns_of(exprs)
+        let lifted = crate::scan::lift::lift(self, rows, exprs)?;
+        let exprs: Vec<&TExpr> = lifted.exprs.iter().collect();
+        let base = self.column_count();
+        let mut loaded = columns_of(&exprs)
             .into_iter()
+            .filter(|&c| c < base)
             .map(|c| Ok((c, self.column_at(c, rows)?)))
             .collect::<Result<Vec<_>>>()?;
-        eval_over(exprs, rows.len(), &loaded)
+        loaded.extend(lifted.columns);
+        eval_over(&exprs, rows.len(), &loaded)
+    }
+
+    /// The number of columns of the table.
+    pub fn column_count(&self) -> usize {
+        self.chunks.len()
     }
 
     /// Evaluates `expr` at `rows`.

@@ -3,5 +3,6 @@
 
 pub mod block;
 pub mod filter;
+pub(crate) mod lift;
 pub mod selection;
 pub mod topk;
