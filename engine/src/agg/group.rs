@@ -11,8 +11,9 @@
 use strata_format::reader::Hashes;
 use strata_format::Table;
 
+use crate::agg::arg_values::{str_ranks, ArgValues};
 use crate::agg::func::AggCall;
-use crate::agg::layout::{str_prefix, str_ranks, ArgValues, StateKind, StateLayout, StrArena};
+use crate::agg::layout::{str_prefix, AggSlot, StateKind, StateLayout, StrArena};
 use crate::agg::merge::{Groups, Pool};
 use crate::error::Result;
 use crate::expr::{eval, Columns, OneColumn, TExpr};
@@ -148,9 +149,7 @@ impl GroupSpec {
             .slots
             .iter()
             .all(|s| {
-                s.call
-                    .arg
-                    .as_ref()
+                s.pass_arg()
                     .is_none_or(|a| a.columns().iter().all(|&x| x == c))
             })
             .then_some(c)
@@ -619,12 +618,12 @@ fn resolve_strs(
 /// Argument values of an aggregate over a block's selected `rows`, how
 /// they are indexed, and for string MIN/MAX where their strings come from.
 fn arg_values<'a>(
-    call: &AggCall,
-    kind: StateKind,
+    slot: &AggSlot,
     ctx: &'a BlockCtx,
     rows: &[u32],
 ) -> Result<(ArgValues, ArgIndex<'a>, Option<StrSource>)> {
-    let Some(arg) = &call.arg else {
+    let kind = slot.kind;
+    let Some(arg) = slot.pass_arg() else {
         return Ok((ArgValues::None, ArgIndex::Const, None));
     };
     let cols = arg.columns();
@@ -700,7 +699,7 @@ fn build_groups(
         let multi_col_args = layout
             .slots
             .iter()
-            .any(|s| s.call.arg.as_ref().is_some_and(|a| a.columns().len() > 1));
+            .any(|s| s.pass_arg().is_some_and(|a| a.columns().len() > 1));
         if !multi_col_args {
             return per_value_groups(spec, ctx, filter, key_col, pool, str_srcs);
         }
@@ -765,7 +764,7 @@ fn build_groups(
         states[gids[j as usize] as usize * sw] += 1;
     }
     for s in &layout.slots {
-        let (vals, idx, src) = arg_values(&s.call, s.kind, ctx, &rows)?;
+        let (vals, idx, src) = arg_values(s, ctx, &rows)?;
         if let Some(src) = src {
             str_srcs.push((s.off, src));
         }
@@ -918,7 +917,7 @@ fn per_value_groups(
         Ok(v)
     };
     for s in &layout.slots {
-        let src = match &s.call.arg {
+        let src = match s.pass_arg() {
             None => Src {
                 vals: ArgValues::None,
                 counts: None,
