@@ -158,7 +158,7 @@ pub fn fold(call: &AggCall, args: &[&Vector], feed: &Feed, n: usize) -> Result<V
         }
         Kurtosis | KurtosisPop | Skewness => {
             let s = states(call, args, feed, n, |m: &mut Moments, r| {
-                m.add_n(f64_at(x, r), 1)
+                m.add(f64_at(x, r))
             });
             let vals: Vec<Option<f64>> = s
                 .iter()

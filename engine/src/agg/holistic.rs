@@ -118,9 +118,10 @@ pub fn interpolate(lo: &Value, hi: &Value, d: f64, ty: LType) -> Value {
             let (l, h) = (to_f64(lo), to_f64(hi));
             Value::Float(l.mul_add(1.0 - d, h * d))
         }
+        // DuckDB's build fuses `lo + delta * d` into one multiply-add.
         LType::Float => {
             let (l, h) = (to_f64(lo), to_f64(hi));
-            Value::Float(f64::from((l + (h - l) * d) as f32))
+            Value::Float(f64::from((h - l).mul_add(d, l) as f32))
         }
         LType::Decimal(..) => match (ty.phys(), lo, hi) {
             (Phys::I128, Value::Huge(l), Value::Huge(h)) => {
@@ -129,7 +130,7 @@ pub fn interpolate(lo: &Value, hi: &Value, d: f64, ty: LType) -> Value {
             }
             (_, Value::Int(l), Value::Int(h)) => {
                 let (l, h) = (*l as f64, *h as f64);
-                Value::Int((l + (h - l) * d).trunc() as i64)
+                Value::Int((h - l).mul_add(d, l).trunc() as i64)
             }
             _ => Value::Null,
         },
@@ -159,22 +160,23 @@ pub fn mode_index(counts: &[u64]) -> Option<usize> {
     best
 }
 
-/// `entropy` (base 2) of a distribution given by its counts; 0 without
-/// values.
+/// `entropy` (base 2) of a distribution given by its counts, as DuckDB
+/// computes it: `log2(n) - sum(c * log2(c)) / n`; 0 without values.
 pub fn entropy(counts: &[u64]) -> f64 {
     let n: u64 = counts.iter().sum();
     if n == 0 {
         return 0.0;
     }
     let n = n as f64;
-    counts
+    let s: f64 = counts
         .iter()
         .filter(|&&c| c > 0)
         .map(|&c| {
             let c = c as f64;
-            (c / n) * (n / c).log2()
+            c * c.log2()
         })
-        .sum()
+        .sum();
+    n.log2() - s / n
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ pub enum StateKind {
     MaxStr,
     /// `[count, mean, sum of squared differences]` (Welford, f64 bits).
     Welford,
-    /// `[count, sum, sum of squares, of cubes, of fourth powers]`.
+    /// `[count, mean, M2, M3, M4]` (central moments).
     Moments,
     /// `[count, sum, compensation]` (Kahan).
     Kahan,
@@ -125,13 +125,15 @@ pub struct AggSlot {
     pub kind: StateKind,
     /// Offset of its first word within the state words.
     pub off: usize,
+    /// Left alone by this pass (which serves other calls).
+    pub inert: bool,
 }
 
 impl AggSlot {
     /// The argument a pass feeds into the state: none for calls filled
-    /// from the group's distinct values.
+    /// from the group's distinct values, or that another pass serves.
     pub fn pass_arg(&self) -> Option<&crate::expr::TExpr> {
-        if self.call.from_values() {
+        if self.inert || self.call.from_values() {
             None
         } else {
             self.call.arg()
@@ -262,24 +264,24 @@ pub fn set_welford(w: &mut [u64], o: usize, s: &Welford) {
     set_f(w, o + 2, s.dsquared);
 }
 
-/// The power sums at words `o..o + 5`.
+/// The central moments at words `o..o + 5`.
 pub fn moments(w: &[u64], o: usize) -> Moments {
     Moments {
         n: w[o],
-        sum: f(w, o + 1),
-        sum_sqr: f(w, o + 2),
-        sum_cub: f(w, o + 3),
-        sum_four: f(w, o + 4),
+        m1: f(w, o + 1),
+        m2: f(w, o + 2),
+        m3: f(w, o + 3),
+        m4: f(w, o + 4),
     }
 }
 
-/// Stores power sums at words `o..o + 5`.
+/// Stores central moments at words `o..o + 5`.
 pub fn set_moments(w: &mut [u64], o: usize, m: &Moments) {
     w[o] = m.n;
-    set_f(w, o + 1, m.sum);
-    set_f(w, o + 2, m.sum_sqr);
-    set_f(w, o + 3, m.sum_cub);
-    set_f(w, o + 4, m.sum_four);
+    set_f(w, o + 1, m.m1);
+    set_f(w, o + 2, m.m2);
+    set_f(w, o + 3, m.m3);
+    set_f(w, o + 4, m.m4);
 }
 
 /// The Kahan sum at words `o..o + 3`.
@@ -333,6 +335,7 @@ impl StateLayout {
                 call: a.clone(),
                 kind,
                 off,
+                inert: false,
             });
             off += kind.words();
         }

@@ -1,7 +1,7 @@
 //! Streaming statistics with DuckDB's formulas, so that answers agree to
 //! the last digits: Welford's variance (and its parallel combination),
 //! Schubert and Gertz's co-moment for covariance, correlation and the
-//! `regr_*` family, power sums for kurtosis and skewness, Kahan sums. Each
+//! `regr_*` family, central moments for kurtosis and skewness, Kahan sums. Each
 //! state takes values one at a time (or one value `n` times, which the
 //! sorted-vector engine uses per distinct value) and combines with another.
 
@@ -221,39 +221,56 @@ impl Bivariate {
     }
 }
 
-/// Power sums for kurtosis and skewness (DuckDB's formulas).
+/// Central moments for kurtosis and skewness, updated one value at a time
+/// as DuckDB does (Welford's method extended to the third and fourth
+/// moments) and combined with Pébay's formulas.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Moments {
     /// Values seen.
     pub n: u64,
-    /// Sum of x.
-    pub sum: f64,
-    /// Sum of x².
-    pub sum_sqr: f64,
-    /// Sum of x³.
-    pub sum_cub: f64,
-    /// Sum of x⁴.
-    pub sum_four: f64,
+    /// The mean.
+    pub m1: f64,
+    /// Sum of squared differences from the mean.
+    pub m2: f64,
+    /// Sum of cubed differences.
+    pub m3: f64,
+    /// Sum of fourth powers of the differences.
+    pub m4: f64,
 }
 
 impl Moments {
-    /// Adds `x` `n` times.
+    /// Adds one value.
     #[inline]
-    pub fn add_n(&mut self, x: f64, n: u64) {
-        let (x2, x3, x4) = (x.powf(2.0), x.powf(3.0), x.powf(4.0));
-        if n == 1 {
-            self.n += 1;
-            self.sum += x;
-            self.sum_sqr += x2;
-            self.sum_cub += x3;
-            self.sum_four += x4;
+    pub fn add(&mut self, x: f64) {
+        let n1 = self.n as f64;
+        self.n += 1;
+        let n = self.n as f64;
+        let delta = x - self.m1;
+        let dn = delta / n;
+        let dn2 = dn * dn;
+        let term1 = delta * dn * n1;
+        let poly = if self.n <= u64::from(u32::MAX) {
+            // n² - 3n + 3 in integers (exact; it wraps below 0 and back).
+            (self.n * self.n).wrapping_sub(3 * self.n).wrapping_add(3) as f64
         } else {
-            let m = n as f64;
-            self.n += n;
-            self.sum += x * m;
-            self.sum_sqr += x2 * m;
-            self.sum_cub += x3 * m;
-            self.sum_four += x4 * m;
+            n * n - 3.0 * n + 3.0
+        };
+        self.m1 += dn;
+        self.m4 += term1 * dn2 * poly + 6.0 * dn2 * self.m2 - 4.0 * dn * self.m3;
+        self.m3 += term1 * dn * (n - 2.0) - 3.0 * dn * self.m2;
+        self.m2 += term1;
+    }
+
+    /// Adds `x` `n` times.
+    pub fn add_n(&mut self, x: f64, n: u64) {
+        if n == 1 {
+            self.add(x);
+        } else if n > 1 {
+            self.combine(&Moments {
+                n,
+                m1: x,
+                ..Moments::default()
+            });
         }
     }
 
@@ -262,50 +279,57 @@ impl Moments {
         if o.n == 0 {
             return;
         }
+        if self.n == 0 {
+            *self = *o;
+            return;
+        }
+        let (na, nb) = (self.n as f64, o.n as f64);
+        let n = na + nb;
+        let d = o.m1 - self.m1;
+        let (d2, d3, d4) = (d * d, d * d * d, d * d * d * d);
+        let m2 = self.m2 + o.m2 + d2 * na * nb / n;
+        let m3 = self.m3
+            + o.m3
+            + d3 * na * nb * (na - nb) / (n * n)
+            + 3.0 * d * (na * o.m2 - nb * self.m2) / n;
+        let m4 = self.m4
+            + o.m4
+            + d4 * na * nb * (na * na - na * nb + nb * nb) / (n * n * n)
+            + 6.0 * d2 * (na * na * o.m2 + nb * nb * self.m2) / (n * n)
+            + 4.0 * d * (na * o.m3 - nb * self.m3) / n;
+        self.m1 += d * nb / n;
+        self.m2 = m2;
+        self.m3 = m3;
+        self.m4 = m4;
         self.n += o.n;
-        self.sum += o.sum;
-        self.sum_sqr += o.sum_sqr;
-        self.sum_cub += o.sum_cub;
-        self.sum_four += o.sum_four;
     }
 
-    /// `kurtosis`, `kurtosis_pop` or `skewness`; an error where DuckDB's is
-    /// out of range.
+    /// `kurtosis`, `kurtosis_pop` or `skewness`: NULL for too few values or
+    /// no spread; an error where DuckDB's is out of range.
     pub fn finish(&self, func: AggFunc) -> Result<Option<f64>> {
         let n = self.n as f64;
-        let t = 1.0 / n;
-        let (s, s2, s3, s4) = (self.sum, self.sum_sqr, self.sum_cub, self.sum_four);
+        let m2 = self.m2;
         let out = match func {
             AggFunc::Skewness => {
-                if self.n <= 2 {
+                if self.n <= 2 || m2 == 0.0 {
                     return Ok(None);
                 }
-                let p = (t * (s2 - s * s * t)).powf(3.0).max(0.0);
-                let div = p.sqrt();
-                if div == 0.0 {
-                    return Ok(Some(f64::NAN));
+                let g1 = n.sqrt() * self.m3 / m2.powf(1.5);
+                (n * (n - 1.0)).sqrt() / (n - 2.0) * g1
+            }
+            AggFunc::KurtosisPop => {
+                if self.n <= 1 || m2 == 0.0 {
+                    return Ok(None);
                 }
-                let t1 = (n * (n - 1.0)).sqrt() / (n - 2.0);
-                t1 * t * (s3 - 3.0 * s2 * s * t + 2.0 * s.powf(3.0) * t * t) / div
+                n * self.m4 / (m2 * m2) - 3.0
             }
             _ => {
-                let pop = func == AggFunc::KurtosisPop;
-                if self.n <= 1 || (!pop && self.n <= 3) || s2 - s * s * t == 0.0 {
+                if self.n <= 3 || m2 == 0.0 {
                     return Ok(None);
                 }
-                let m4 = t
-                    * (s4 - 4.0 * s3 * s * t + 6.0 * s2 * s * s * t * t
-                        - 3.0 * s.powf(4.0) * t.powf(3.0));
-                let m2 = t * (s2 - s * s * t);
-                if m2 <= 0.0 {
-                    return Ok(None);
-                }
-                if pop {
-                    m4 / (m2 * m2) - 3.0
-                } else {
-                    (n - 1.0) * ((n + 1.0) * m4 / (m2 * m2) - 3.0 * (n - 1.0))
-                        / ((n - 2.0) * (n - 3.0))
-                }
+                let g2 = n * self.m4 / (m2 * m2);
+                let ratio = (n - 1.0) / ((n - 2.0) * (n - 3.0));
+                ratio * ((n + 1.0) * g2 - 3.0 * (n - 1.0))
             }
         };
         if !out.is_finite() {
@@ -320,7 +344,9 @@ impl Moments {
     }
 }
 
-/// A Kahan-compensated double sum (DuckDB's `fsum`, `favg`).
+/// A compensated double sum (DuckDB's `fsum`, `favg`): Kahan and Babuška's
+/// (Neumaier's) variant, which keeps the lost low-order part even when a
+/// value is larger than the running sum.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Kahan {
     /// Values seen.
@@ -334,10 +360,13 @@ pub struct Kahan {
 impl Kahan {
     #[inline]
     fn add_internal(&mut self, x: f64) {
-        let diff = x - self.err;
-        let next = self.sum + diff;
-        self.err = (next - self.sum) - diff;
-        self.sum = next;
+        let t = self.sum + x;
+        self.err += if self.sum.abs() >= x.abs() {
+            (self.sum - t) + x
+        } else {
+            (x - t) + self.sum
+        };
+        self.sum = t;
     }
 
     /// Adds `x` `n` times.
@@ -351,15 +380,21 @@ impl Kahan {
     pub fn combine(&mut self, o: &Kahan) {
         self.count += o.count;
         self.add_internal(o.sum);
-        self.add_internal(o.err);
+        self.err += o.err;
     }
 
-    /// `fsum` or `favg`.
+    /// `fsum` or `favg` (the compensation is dropped once it is not finite,
+    /// as DuckDB drops it).
     pub fn finish(&self, func: AggFunc) -> Option<f64> {
+        let total = if self.err.is_finite() {
+            self.sum + self.err
+        } else {
+            self.sum
+        };
         match (self.count, func) {
             (0, _) => None,
-            (n, AggFunc::FAvg) => Some(self.sum / n as f64),
-            _ => Some(self.sum),
+            (n, AggFunc::FAvg) => Some(total / n as f64),
+            _ => Some(total),
         }
     }
 }
@@ -388,6 +423,41 @@ mod tests {
         assert_eq!(b.finish(AggFunc::Corr), Some(-0.5432345007885317));
         assert_eq!(b.finish(AggFunc::CovarSamp), Some(-10.833333333333336));
         assert_eq!(b.finish(AggFunc::RegrSlope), Some(-1.2621359223300976));
+    }
+
+    #[test]
+    fn compensated_sums_as_duckdb() {
+        let sum = |xs: &[f64]| {
+            let mut k = Kahan::default();
+            for &x in xs {
+                k.add_n(x, 1);
+            }
+            k.finish(AggFunc::FSum)
+        };
+        assert_eq!(sum(&[1e100, 1.0, -1e100]), Some(1.0));
+        assert_eq!(sum(&[1.0, 1e100, 1.0, -1e100]), Some(2.0));
+        assert_eq!(sum(&[f64::INFINITY, -354748.5]), Some(f64::INFINITY));
+    }
+
+    #[test]
+    fn moments_as_duckdb() {
+        let mut m = Moments::default();
+        for x in [1.5, 2.5, 7.0, 3.0, -1.0] {
+            m.add(x);
+        }
+        let k = m.finish(AggFunc::Kurtosis).ok().flatten();
+        let mut c = Moments::default();
+        c.add_n(1.5, 1);
+        let mut d = Moments::default();
+        for x in [2.5, 7.0, 3.0, -1.0] {
+            d.add(x);
+        }
+        c.combine(&d);
+        let k2 = c.finish(AggFunc::Kurtosis).ok().flatten();
+        assert!(k.zip(k2).is_some_and(|(a, b)| (a - b).abs() < 1e-12));
+        let mut same = Moments::default();
+        same.add_n(0.1, 7);
+        assert_eq!(same.finish(AggFunc::Skewness).ok(), Some(None));
     }
 
     #[test]

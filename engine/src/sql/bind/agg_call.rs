@@ -59,9 +59,6 @@ fn written<'s>(name: &str, f: &'s sql::Function) -> Result<Written<'s>> {
             for c in &l.clauses {
                 match c {
                     sql::FunctionArgumentClause::OrderBy(keys) => w.order.extend(keys),
-                    sql::FunctionArgumentClause::Where(e) if w.filter.is_none() => {
-                        w.filter = Some(e)
-                    }
                     other => return unsupported(format!("{name}() argument clause {other}")),
                 }
             }

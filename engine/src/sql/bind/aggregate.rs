@@ -63,9 +63,11 @@ pub(crate) fn contains_agg(e: &SqlExpr) -> bool {
     })
 }
 
-/// Replaces every subtree equal to a group key by a reference to it.
+/// Replaces every subtree equal to a group key by a reference to it
+/// (constants too, as DuckDB does: under ROLLUP a constant key is NULL
+/// where its set leaves it out, and so is every equal constant).
 pub(crate) fn replace_keys(mut e: TExpr, keys: &[TExpr]) -> TExpr {
-    if !matches!(e.kind, ExprKind::Lit(_) | ExprKind::Ref(_)) {
+    if !matches!(e.kind, ExprKind::Ref(_)) {
         if let Some(k) = keys.iter().position(|k| *k == e) {
             return TExpr {
                 kind: ExprKind::Ref(k),

@@ -262,3 +262,53 @@ fn is_scan(p: &LogicalPlan) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlparser::ast as sql;
+
+    /// The sets of `GROUP BY <group_by>` as lists of key texts.
+    fn sets_of(group_by: &str) -> Option<Vec<Vec<String>>> {
+        let q =
+            crate::sql::parse::parse_query(&format!("SELECT 1 FROM t GROUP BY {group_by}")).ok()?;
+        let sql::SetExpr::Select(sel) = *q.body else {
+            return None;
+        };
+        let sql::GroupByExpr::Expressions(items, _) = &sel.group_by else {
+            return None;
+        };
+        let (flat, sets) = expand(items).ok()?;
+        let sets = sets.unwrap_or_else(|| vec![(0..flat.len()).collect()]);
+        Some(
+            sets.into_iter()
+                .map(|s| s.into_iter().map(|i| flat[i].to_string()).collect())
+                .collect(),
+        )
+    }
+
+    fn v(sets: &[&[&str]]) -> Option<Vec<Vec<String>>> {
+        Some(
+            sets.iter()
+                .map(|s| s.iter().map(|x| x.to_string()).collect())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn expands_as_duckdb() {
+        assert_eq!(sets_of("ROLLUP (a, b)"), v(&[&["a", "b"], &["a"], &[]]));
+        assert_eq!(
+            sets_of("CUBE (a, b)"),
+            v(&[&["a", "b"], &["a"], &["b"], &[]])
+        );
+        assert_eq!(sets_of("a, ROLLUP (b)"), v(&[&["a", "b"], &["a"]]));
+        assert_eq!(
+            sets_of("GROUPING SETS ((a), (b, c), ())"),
+            v(&[&["a"], &["b", "c"], &[]])
+        );
+        assert_eq!(sets_of("ROLLUP ((a, b))"), v(&[&["a", "b"], &[]]));
+        assert_eq!(sets_of("GROUPING SETS (a, a)"), v(&[&["a"], &["a"]]));
+        assert_eq!(sets_of("a, b"), v(&[&["a", "b"]]));
+    }
+}

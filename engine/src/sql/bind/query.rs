@@ -93,6 +93,10 @@ pub(crate) fn order_key(expr: TExpr, o: &sql::OrderByExpr) -> Result<OrderKey> {
 pub(crate) fn ordinal(e: &SqlExpr, n: usize, what: &str) -> Result<Option<usize>> {
     if let SqlExpr::Value(v) = e {
         if let sql::Value::Number(text, _) = &v.value {
+            // A fraction in GROUP BY is a constant key, as in DuckDB.
+            if what == "GROUP BY" && text.contains(['.', 'e', 'E']) {
+                return Ok(None);
+            }
             let i: usize = text
                 .parse()
                 .map_err(|_| EngineError::Invalid(format!("bad {what} position {text}")))?;
