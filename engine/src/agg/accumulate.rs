@@ -160,11 +160,16 @@ pub fn feed(call: &AggCall, inputs: &CallInputs, ids: &[u32]) -> Feed {
         rows = idx.into_iter().map(|r| r as u32).collect();
     }
     if call.distinct {
-        let mut seen: HashSet<(u32, Vec<Atom>)> = HashSet::new();
-        rows.retain(|&r| {
-            let key: Vec<Atom> = inputs.args.iter().map(|a| atom(a, r as usize)).collect();
-            seen.insert((ids[r as usize], key))
-        });
+        if let [a] = inputs.args.as_slice() {
+            let mut seen: HashSet<(u32, Atom)> = HashSet::new();
+            rows.retain(|&r| seen.insert((ids[r as usize], atom(a, r as usize))));
+        } else {
+            let mut seen: HashSet<(u32, Vec<Atom>)> = HashSet::new();
+            rows.retain(|&r| {
+                let key: Vec<Atom> = inputs.args.iter().map(|a| atom(a, r as usize)).collect();
+                seen.insert((ids[r as usize], key))
+            });
+        }
     }
     let groups = rows.iter().map(|&r| ids[r as usize]).collect();
     Feed { rows, groups }

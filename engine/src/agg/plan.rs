@@ -85,16 +85,26 @@ pub fn plan_agg(keys: &[TExpr], aggs: &[AggCall], table: &Table) -> Result<AggPl
             }
         }
     }
-    if distinct_args.is_empty() {
-        distinct_args.push(None);
+    // The other aggregates in a pass of their own when they read columns
+    // (so that no pass groups rows for them by an argument they ignore).
+    let plain_reads = aggs.iter().any(|a| !a.from_values() && a.arg().is_some());
+    if distinct_args.is_empty() || plain_reads {
+        distinct_args.insert(0, None);
     }
     let mut passes = Vec::new();
-    for d in &distinct_args {
+    for (k, d) in distinct_args.iter().enumerate() {
         let mut exprs = ordered.clone();
         if let Some(d) = d {
             exprs.push(d.clone());
         }
-        passes.push(GroupSpec::new(&exprs, aggs, table)?);
+        let mut spec = GroupSpec::new(&exprs, aggs, table)?;
+        // Passes after the first serve only the calls over their argument.
+        if k > 0 {
+            for s in &mut spec.layout.slots {
+                s.inert = !(s.call.from_values() && s.call.arg() == d.as_ref());
+            }
+        }
+        passes.push(spec);
     }
     Ok(AggPlan {
         passes,
