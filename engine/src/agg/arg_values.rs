@@ -56,14 +56,31 @@ fn ints(v: &Vector) -> Vec<i128> {
     }
 }
 
+/// `sum + x * n`, or, where `x * n` overflows, `x` added `n` times as the
+/// rows would add it (`-inf` plus `1.5e308` twice stays `-inf`, not NaN).
+#[inline]
+fn add_times(sum: f64, x: f64, n: u64) -> f64 {
+    let whole = x * n as f64;
+    if n == 1 || whole.is_finite() || !x.is_finite() {
+        return sum + whole;
+    }
+    let mut s = sum;
+    for _ in 0..n {
+        s += x;
+        if !s.is_finite() {
+            break;
+        }
+    }
+    s
+}
+
 /// Adds the float `x` `n` times to a state of a float kind at `s[o..]`.
 #[inline]
 pub fn add_float(kind: StateKind, s: &mut [u64], o: usize, x: f64, n: u64) {
     match kind {
         StateKind::SumFloat => {
             s[o] += n;
-            let add = if n == 1 { x } else { x * n as f64 };
-            s[o + 1] = (f64::from_bits(s[o + 1]) + add).to_bits();
+            s[o + 1] = add_times(f64::from_bits(s[o + 1]), x, n).to_bits();
         }
         StateKind::Welford => {
             let mut w = welford(s, o);

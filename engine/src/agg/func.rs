@@ -437,6 +437,12 @@ impl AggFunc {
                 },
             }
         }
+        // An untyped NULL interpolates as a DOUBLE (DuckDB's `median(NULL)`).
+        if matches!(self, Median | QuantileCont) {
+            if let Some(a) = args.first_mut().filter(|a| a.ty == LType::Null) {
+                *a = cast(a.clone(), LType::Double)?;
+            }
+        }
         let first = args.first().map_or(LType::Null, |a| a.ty);
         let ty = match self {
             CountStar | Count | ApproxCountDistinct | Grouping => LType::Int64,
@@ -480,7 +486,7 @@ impl AggFunc {
             BoolAnd | BoolOr => LType::Bool,
             CountIf => LType::HugeInt,
         };
-        if matches!(self, Median | QuantileCont | QuantileDisc | Mode) && first == LType::Null {
+        if matches!(self, QuantileDisc | Mode) && first == LType::Null {
             return unsupported(format!("{name}() of an untyped NULL"));
         }
         Ok((args, ty))

@@ -373,7 +373,19 @@ impl Kahan {
     #[inline]
     pub fn add_n(&mut self, x: f64, n: u64) {
         self.count += n;
-        self.add_internal(if n == 1 { x } else { x * n as f64 });
+        let whole = x * n as f64;
+        if n == 1 || (whole.is_finite() && self.sum.is_finite()) || !x.is_finite() {
+            self.add_internal(if n == 1 { x } else { whole });
+        } else {
+            // One at a time until the sum overflows, as the rows would add
+            // (`1.5e308` twice after `-inf` stays `-inf`, not NaN).
+            for _ in 0..n {
+                self.add_internal(x);
+                if !self.sum.is_finite() {
+                    break;
+                }
+            }
+        }
     }
 
     /// Combines another state into this one.
@@ -437,6 +449,11 @@ mod tests {
         assert_eq!(sum(&[1e100, 1.0, -1e100]), Some(1.0));
         assert_eq!(sum(&[1.0, 1e100, 1.0, -1e100]), Some(2.0));
         assert_eq!(sum(&[f64::INFINITY, -354748.5]), Some(f64::INFINITY));
+        // A repeated value whose multiple overflows adds as its rows would.
+        let mut k = Kahan::default();
+        k.add_n(f64::NEG_INFINITY, 1);
+        k.add_n(1.5e308, 2);
+        assert_eq!(k.finish(AggFunc::FSum), Some(f64::NEG_INFINITY));
     }
 
     #[test]
