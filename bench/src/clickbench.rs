@@ -52,10 +52,15 @@ pub struct ClickbenchArgs {
 
 /// Runs `strata-bench clickbench`.
 pub fn run(args: &ClickbenchArgs) -> Result<()> {
+    run_on_hits(&CLICKBENCH, args)
+}
+
+/// Runs `suite`'s queries over the `hits` table its arguments say.
+pub fn run_on_hits(suite: &Suite, args: &ClickbenchArgs) -> Result<()> {
     std::fs::create_dir_all(&args.workdir)
         .with_context(|| format!("creating the workdir {}", args.workdir.display()))?;
-    let data = dataset(args)?;
-    let runs = crate::suite::run_suite(&CLICKBENCH, &args.common, &data, &args.workdir, false)?;
+    let data = dataset(suite, args)?;
+    let runs = crate::suite::run_suite(suite, &args.common, &data, &args.workdir, false)?;
     let strata = runs
         .iter()
         .find(|r| r.name == crate::suite::EngineName::Strata);
@@ -67,14 +72,14 @@ pub fn run(args: &ClickbenchArgs) -> Result<()> {
 }
 
 /// Finds or generates the input.
-fn dataset(args: &ClickbenchArgs) -> Result<Dataset> {
+fn dataset(suite: &Suite, args: &ClickbenchArgs) -> Result<Dataset> {
     let common = &args.common;
     if let Some(p) = &args.parquet {
         if !p.is_file() {
             bail!("--parquet {}: no such file", p.display());
         }
         return Ok(Dataset::one(
-            &CLICKBENCH,
+            suite,
             vec![std::fs::canonicalize(p)?],
             DataFormat::Parquet,
             file_stem(p),
@@ -85,7 +90,7 @@ fn dataset(args: &ClickbenchArgs) -> Result<Dataset> {
             bail!("--tsv {}: no such file", p.display());
         }
         return Ok(Dataset::one(
-            &CLICKBENCH,
+            suite,
             vec![std::fs::canonicalize(p)?],
             DataFormat::Tsv,
             file_stem(p),
@@ -110,7 +115,7 @@ fn dataset(args: &ClickbenchArgs) -> Result<Dataset> {
         std::fs::rename(&tmp, &path)?;
     }
     Ok(Dataset::one(
-        &CLICKBENCH,
+        suite,
         vec![std::fs::canonicalize(&path)?],
         DataFormat::Parquet,
         stem,

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod aggregates;
 mod brc;
 mod clickbench;
 mod fuzz;
@@ -42,6 +43,8 @@ enum Command {
     },
     /// The ClickBench suite on strata, side by side with DuckDB and ClickHouse (chDB).
     Clickbench(clickbench::ClickbenchArgs),
+    /// Aggregate functions and grouping sets on ClickBench's hits, beside DuckDB.
+    Aggregates(clickbench::ClickbenchArgs),
     /// The One Billion Row Challenge: prints `{station=min/mean/max, ...}` for a file.
     #[command(name = "1brc")]
     Brc(brc::BrcRunArgs),
@@ -82,6 +85,7 @@ fn main() -> anyhow::Result<()> {
             dataset: Dataset::Taxi(args),
         } => gen::taxi::run(&args),
         Command::Clickbench(args) => clickbench::run(&args),
+        Command::Aggregates(args) => aggregates::run(&args),
         Command::Brc(args) => brc::run(&args),
         Command::Taxi(args) => taxi::run(&args),
         Command::PeerSuite(args) => peer_suite::run(&args),

@@ -55,6 +55,8 @@ pub enum Expr {
     Interval(Box<Expr>, &'static str, String),
     /// An aggregate: `func([DISTINCT] arg)`, `COUNT(*)` without an argument.
     Agg(&'static str, bool, Option<Box<Expr>>),
+    /// An aggregate call with clauses (see [`AggCall`]).
+    AggCall(Box<AggCall>),
     /// A window function: `func(args) OVER (PARTITION BY .. ORDER BY ..)`.
     Window {
         /// The function (`sum`, `rank`, ...).
@@ -68,6 +70,25 @@ pub enum Expr {
     },
 }
 
+/// An aggregate call with the clauses DuckDB allows:
+/// `func([DISTINCT] args [ORDER BY ..]) [FILTER (WHERE ..)]`, or with `within`
+/// `func(args) WITHIN GROUP (ORDER BY ..)` (`percentile_cont(0.5) WITHIN GROUP (ORDER BY x)`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggCall {
+    /// The function.
+    pub func: &'static str,
+    /// DISTINCT.
+    pub distinct: bool,
+    /// The arguments (`count(*)`: none).
+    pub args: Vec<Expr>,
+    /// ORDER BY inside the call (expression, descending).
+    pub order: Vec<(Expr, bool)>,
+    /// The ORDER BY is a WITHIN GROUP clause.
+    pub within: bool,
+    /// FILTER (WHERE ..).
+    pub filter: Option<Expr>,
+}
+
 /// A GROUP BY or ORDER BY item: a select-list position, an alias or an expression.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Target {
@@ -77,6 +98,38 @@ pub enum Target {
     Alias(String),
     /// An expression.
     Expr(Expr),
+    /// GROUP BY `ROLLUP (..)`.
+    Rollup(Vec<Target>),
+    /// GROUP BY `CUBE (..)`.
+    Cube(Vec<Target>),
+    /// GROUP BY `GROUPING SETS ((..), ..)`.
+    Sets(Vec<Vec<Target>>),
+}
+
+impl Target {
+    /// The plain targets (GROUP BY items) inside, itself if plain.
+    pub fn plain(&self) -> Vec<&Target> {
+        match self {
+            Target::Rollup(v) | Target::Cube(v) => v.iter().flat_map(Target::plain).collect(),
+            Target::Sets(sets) => sets.iter().flatten().flat_map(Target::plain).collect(),
+            t => vec![t],
+        }
+    }
+
+    /// [`Target::plain`], mutably.
+    pub fn plain_mut(&mut self) -> Vec<&mut Target> {
+        match self {
+            Target::Rollup(v) | Target::Cube(v) => {
+                v.iter_mut().flat_map(Target::plain_mut).collect()
+            }
+            Target::Sets(sets) => sets
+                .iter_mut()
+                .flatten()
+                .flat_map(Target::plain_mut)
+                .collect(),
+            t => vec![t],
+        }
+    }
 }
 
 /// An ORDER BY item.
@@ -260,12 +313,41 @@ fn render_body(b: &Body, s: &mut String) {
 }
 
 fn render_target(t: &Target, s: &mut String) {
+    let list = |v: &[Target], s: &mut String| {
+        for (i, t) in v.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            render_target(t, s);
+        }
+    };
     match t {
         Target::Ordinal(i) => {
             let _ = write!(s, "{i}");
         }
         Target::Alias(a) => s.push_str(a),
         Target::Expr(e) => render(e, s),
+        Target::Rollup(v) | Target::Cube(v) => {
+            s.push_str(if matches!(t, Target::Rollup(_)) {
+                "ROLLUP ("
+            } else {
+                "CUBE ("
+            });
+            list(v, s);
+            s.push(')');
+        }
+        Target::Sets(sets) => {
+            s.push_str("GROUPING SETS (");
+            for (i, set) in sets.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                s.push('(');
+                list(set, s);
+                s.push(')');
+            }
+            s.push(')');
+        }
     }
 }
 
@@ -488,6 +570,43 @@ pub fn render(e: &Expr, s: &mut String) {
             }
             s.push(')');
         }
+        Expr::AggCall(c) => {
+            let _ = write!(s, "{}(", c.func);
+            if c.distinct {
+                s.push_str("DISTINCT ");
+            }
+            if c.args.is_empty() {
+                s.push('*');
+            }
+            render_list(&c.args, s);
+            let order = |s: &mut String| {
+                s.push_str("ORDER BY ");
+                for (i, (e, desc)) in c.order.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    render(e, s);
+                    if *desc {
+                        s.push_str(" DESC");
+                    }
+                }
+            };
+            if !c.order.is_empty() && !c.within {
+                s.push(' ');
+                order(s);
+            }
+            s.push(')');
+            if c.within {
+                s.push_str(" WITHIN GROUP (");
+                order(s);
+                s.push(')');
+            }
+            if let Some(f) = &c.filter {
+                s.push_str(" FILTER (WHERE ");
+                render(f, s);
+                s.push(')');
+            }
+        }
         Expr::Window {
             func,
             args,
@@ -553,6 +672,12 @@ impl Expr {
             Expr::Bin(_, a, b) | Expr::TrimFrom(_, a, b) => vec![a, b],
             Expr::Between(a, b, c, _) => vec![a, b, c],
             Expr::Logic(_, v) | Expr::Func(_, v) => v.iter().collect(),
+            Expr::AggCall(c) => c
+                .args
+                .iter()
+                .chain(c.order.iter().map(|(e, _)| e))
+                .chain(c.filter.iter())
+                .collect(),
             Expr::InList(x, v, _) => std::iter::once(&**x).chain(v).collect(),
             Expr::SubstringFrom(x, a, b) => {
                 let mut v: Vec<&Expr> = vec![x, a];
@@ -600,9 +725,21 @@ impl Expr {
     pub fn simplifications(&self) -> Vec<Expr> {
         let mut out: Vec<Expr> = Vec::new();
         // This node replaced by a child.
-        if !matches!(self, Expr::Agg(..) | Expr::Window { .. }) {
+        if !matches!(self, Expr::Agg(..) | Expr::AggCall(_) | Expr::Window { .. }) {
             for c in self.children() {
                 out.push(c.clone());
+            }
+        }
+        if let Expr::AggCall(c) = self {
+            if c.filter.is_some() {
+                let mut d = c.clone();
+                d.filter = None;
+                out.push(Expr::AggCall(d));
+            }
+            if c.distinct {
+                let mut d = c.clone();
+                d.distinct = false;
+                out.push(Expr::AggCall(d));
             }
         }
         match self {
@@ -679,6 +816,14 @@ impl Expr {
             Expr::Bin(_, a, b) | Expr::TrimFrom(_, a, b) => vec![&mut **a, &mut **b],
             Expr::Between(a, b, c, _) => vec![&mut **a, &mut **b, &mut **c],
             Expr::Logic(_, v) | Expr::Func(_, v) => v.iter_mut().collect(),
+            Expr::AggCall(c) => {
+                let c = &mut **c;
+                c.args
+                    .iter_mut()
+                    .chain(c.order.iter_mut().map(|(e, _)| e))
+                    .chain(c.filter.iter_mut())
+                    .collect()
+            }
             Expr::InList(x, v, _) => std::iter::once(&mut **x).chain(v.iter_mut()).collect(),
             Expr::SubstringFrom(x, a, b) => {
                 let mut v: Vec<&mut Expr> = vec![&mut **x, &mut **a];
@@ -798,7 +943,7 @@ impl Query {
                         .items
                         .iter()
                         .find(|it| matches!(it, Item::Expr(_, Some(x)) if x == a)),
-                    Target::Expr(_) => None,
+                    _ => None,
                 };
                 if let Some(Item::Expr(e, _)) = named {
                     let mut q = self.clone();
@@ -837,18 +982,22 @@ impl Query {
             Item::Expr(_, a) => a.clone(),
             Item::Star => None,
         };
-        let refers = |t: &Target| match t {
-            Target::Ordinal(p) => *p == i + 1,
-            Target::Alias(a) => alias.as_deref() == Some(a.as_str()),
-            Target::Expr(_) => false,
+        let refers = |t: &Target| {
+            t.plain().into_iter().any(|t| match t {
+                Target::Ordinal(p) => *p == i + 1,
+                Target::Alias(a) => alias.as_deref() == Some(a.as_str()),
+                _ => false,
+            })
         };
         if sel.group_by.iter().any(refers) || self.order_by.iter().any(|o| refers(&o.target)) {
             return None;
         }
         let renumber = |t: &mut Target| {
-            if let Target::Ordinal(p) = t {
-                if *p > i + 1 {
-                    *p -= 1;
+            for t in t.plain_mut() {
+                if let Target::Ordinal(p) = t {
+                    if *p > i + 1 {
+                        *p -= 1;
+                    }
                 }
             }
         };
@@ -884,8 +1033,10 @@ impl Query {
                 slots.push(w);
             }
             for g in &mut s.group_by {
-                if let Target::Expr(e) = g {
-                    slots.push(e);
+                for t in g.plain_mut() {
+                    if let Target::Expr(e) = t {
+                        slots.push(e);
+                    }
                 }
             }
             if let Some(h) = &mut s.having {
@@ -926,8 +1077,10 @@ fn visit_body(b: &Body, f: &mut dyn FnMut(&Expr)) {
                 f(w);
             }
             for g in &s.group_by {
-                if let Target::Expr(e) = g {
-                    f(e);
+                for t in g.plain() {
+                    if let Target::Expr(e) = t {
+                        f(e);
+                    }
                 }
             }
             if let Some(h) = &s.having {

@@ -60,6 +60,8 @@ impl Shape {
                     ex.is_some_and(|x| x == e)
                         || matches!(e, super::ast::Expr::Col(c) if name.is_some_and(|n| n == c))
                 }),
+                // GROUP BY items only.
+                Target::Rollup(_) | Target::Cube(_) | Target::Sets(_) => None,
             };
             match (found, keys.as_mut()) {
                 (Some(i), Some(k)) => {

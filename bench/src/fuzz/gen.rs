@@ -4,8 +4,10 @@
 //! (`sqrt`, `ln`, `pow`, `gcd`, `isnan`, ...), string functions (`replace`, `split_part`,
 //! `lpad`, `regexp_extract`, `format`, ...), regular expression operators (`~`, `SIMILAR
 //! TO`), IS [NOT] DISTINCT FROM, INTERVAL arithmetic (`date_sub`, `age`, `ts - ts`,
-//! `INTERVAL (x) DAY`), GROUP BY expressions, HAVING, aggregates
-//! (COUNT/SUM/AVG/MIN/MAX, COUNT(DISTINCT)), ORDER BY with ASC/DESC and NULLS
+//! `INTERVAL (x) DAY`), GROUP BY expressions (and ROLLUP, CUBE, GROUPING SETS with
+//! grouping()), HAVING, aggregates (COUNT/SUM/AVG/MIN/MAX, the statistics, quantiles,
+//! string_agg, bit and bool aggregates, ...: [`Gen::aggregate`]) with DISTINCT, FILTER and
+//! ORDER BY, ORDER BY with ASC/DESC and NULLS
 //! FIRST/LAST, LIMIT/OFFSET, decimal literals. Constructs strata does not have yet
 //! (subqueries in FROM, CTEs, set operations, SELECT DISTINCT, joins, window functions)
 //! are generated only when their [`Features`] flag is on.
@@ -15,7 +17,7 @@
 
 use anyhow::{bail, Result};
 
-use super::ast::{Body, Expr, From, Item, OrderItem, Query, Select, Target};
+use super::ast::{AggCall, Body, Expr, From, Item, OrderItem, Query, Select, Target};
 use super::cell::{civil_from_days, format_decimal, format_float, kind_of, Cell, ColType, Kind};
 use super::rng::Rng;
 use super::table::TableData;
@@ -330,6 +332,22 @@ impl<'a> Gen<'a> {
                 group_by.push(Target::Expr(k.clone()));
             }
         }
+        // Constant keys stay out of grouping sets: DuckDB makes a constant equal to a
+        // key NULL where the set leaves the key out, but only before it folds constants
+        // (`765 + 9` with the key 765), which strata has done by then.
+        let constant_key = keys.iter().any(|(e, _)| {
+            let mut cols = Vec::new();
+            e.columns(&mut cols);
+            cols.is_empty()
+        });
+        if grouped && !constant_key && self.rng.chance(20) {
+            group_by = self.grouping_sets(group_by);
+            if self.rng.chance(50) {
+                let n = 1 + self.rng.index(keys.len().min(3));
+                let args: Vec<Expr> = (0..n).map(|_| self.rng.pick(&keys).0.clone()).collect();
+                items.push(Item::Expr(func("grouping", args), Some("gid".into())));
+            }
+        }
         let naggs = 1 + self.rng.weighted(&[35, 35, 20, 10]);
         for i in 0..naggs {
             let k = self.some_kind();
@@ -421,8 +439,279 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// GROUP BY items turned into ROLLUP, CUBE or GROUPING SETS (sometimes after a
+    /// plain first item).
+    fn grouping_sets(&mut self, mut group_by: Vec<Target>) -> Vec<Target> {
+        let plain = if group_by.len() > 1 && self.rng.chance(30) {
+            vec![group_by.remove(0)]
+        } else {
+            Vec::new()
+        };
+        let n = group_by.len();
+        let sets = match self.rng.below(3) {
+            0 => Target::Rollup(group_by),
+            1 if n <= 3 => Target::Cube(group_by),
+            _ => {
+                let count = 1 + self.rng.index(4);
+                let sets = (0..count)
+                    .map(|_| {
+                        group_by
+                            .iter()
+                            .filter(|_| self.rng.chance(50))
+                            .cloned()
+                            .collect()
+                    })
+                    .collect();
+                Target::Sets(sets)
+            }
+        };
+        let mut out = plain;
+        out.push(sets);
+        out
+    }
+
+    /// An argument of `kind` for an aggregate: mostly a column.
+    fn agg_arg(&mut self, kind: Kind) -> Expr {
+        if self.rng.chance(60) {
+            if let Some(c) = self.column_of(kind) {
+                return c;
+            }
+        }
+        self.row_expr(kind, 1)
+    }
+
+    /// A quantile fraction literal.
+    fn fraction(&mut self) -> Expr {
+        lit(*self.rng.pick(&[
+            "0", "0.1", "0.25", "0.5", "0.75", "0.9", "1", "-0.3", "0.33",
+        ]))
+    }
+
+    /// One of the aggregates beyond COUNT/SUM/AVG/MIN/MAX producing `kind`, with
+    /// DISTINCT, ORDER BY (ending with the argument, so ties cannot change the
+    /// answer) and FILTER where they apply; `None` to use a classic one.
+    fn rich_aggregate(&mut self, kind: Kind) -> Option<Expr> {
+        let numeric = [Kind::Int, Kind::Float, Kind::Dec];
+        let mut c = AggCall {
+            func: "count",
+            distinct: false,
+            args: Vec::new(),
+            order: Vec::new(),
+            within: false,
+            filter: None,
+        };
+        // Ordered by `x` (after another key, sometimes): ties hold equal values.
+        let ordered = |g: &mut Gen<'_>, x: &Expr| -> Vec<(Expr, bool)> {
+            let mut o = Vec::new();
+            if g.rng.chance(40) {
+                let k = g.some_kind();
+                o.push((g.agg_arg(k), g.rng.chance(50)));
+            }
+            o.push((x.clone(), g.rng.chance(50)));
+            o
+        };
+        match kind {
+            Kind::Int => match self.rng.below(9) {
+                0 => c.func = "count",
+                1 => {
+                    c.func = "count_if";
+                    c.args = vec![self.predicate()];
+                }
+                2 => {
+                    c.func = *self.rng.pick(&["bit_and", "bit_or", "bit_xor"]);
+                    c.args = vec![self.agg_arg(Kind::Int)];
+                    c.distinct = self.rng.chance(15);
+                }
+                3 => {
+                    // Few distinct values: DuckDB's estimate is exact there.
+                    c.func = "approx_count_distinct";
+                    let x = self.agg_arg(Kind::Int);
+                    c.args = vec![bin("%", x, lit("7"))];
+                }
+                4 => {
+                    c.func = "mode";
+                    let x = self.agg_arg(Kind::Int);
+                    c.order = vec![(x.clone(), self.rng.chance(50))];
+                    c.args = vec![x];
+                }
+                5 => {
+                    c.func = "quantile_disc";
+                    c.args = vec![self.agg_arg(Kind::Int), self.fraction()];
+                    c.distinct = self.rng.chance(15);
+                }
+                6 => {
+                    c.func = *self.rng.pick(&["first", "last"]);
+                    let x = self.agg_arg(Kind::Int);
+                    c.order = ordered(self, &x);
+                    c.args = vec![x];
+                }
+                7 => {
+                    c.func = *self.rng.pick(&["arg_max", "arg_min", "max_by", "min_by"]);
+                    let x = self.agg_arg(Kind::Int);
+                    let k = *self.rng.pick(&ALL_KINDS);
+                    c.args = vec![x.clone(), self.agg_arg(k)];
+                    c.order = vec![(x, self.rng.chance(50))];
+                }
+                _ => {
+                    c.func = "regr_count";
+                    let (a, b) = (*self.rng.pick(&numeric), *self.rng.pick(&numeric));
+                    c.args = vec![self.agg_arg(a), self.agg_arg(b)];
+                }
+            },
+            Kind::Float => match self.rng.below(8) {
+                0 => {
+                    c.func = *self.rng.pick(&[
+                        "var_samp",
+                        "var_pop",
+                        "stddev_samp",
+                        "stddev_pop",
+                        "variance",
+                        "stddev",
+                    ]);
+                    let k = *self.rng.pick(&numeric);
+                    c.args = vec![self.agg_arg(k)];
+                    c.distinct = self.rng.chance(15);
+                }
+                1 => {
+                    c.func = *self.rng.pick(&[
+                        "corr",
+                        "covar_samp",
+                        "covar_pop",
+                        "regr_slope",
+                        "regr_intercept",
+                        "regr_r2",
+                        "regr_avgx",
+                        "regr_avgy",
+                        "regr_sxx",
+                        "regr_syy",
+                        "regr_sxy",
+                    ]);
+                    let (a, b) = (*self.rng.pick(&numeric), *self.rng.pick(&numeric));
+                    c.args = vec![self.agg_arg(a), self.agg_arg(b)];
+                }
+                2 => {
+                    c.func = *self.rng.pick(&["median", "quantile_cont"]);
+                    let k = *self.rng.pick(&[Kind::Int, Kind::Float]);
+                    c.args = vec![self.agg_arg(k)];
+                    if c.func == "quantile_cont" {
+                        c.args.push(self.fraction());
+                    }
+                    c.distinct = self.rng.chance(15);
+                }
+                3 => {
+                    c.func = "percentile_cont";
+                    let k = *self.rng.pick(&[Kind::Int, Kind::Float]);
+                    let x = self.agg_arg(k);
+                    c.args = vec![self.fraction()];
+                    c.order = vec![(x, self.rng.chance(30))];
+                    c.within = true;
+                }
+                4 => {
+                    // Not `product`: where its value overflows depends on the order rows
+                    // are multiplied in (then `inf * 0` is NaN), which no engine fixes.
+                    c.func = *self.rng.pick(&["fsum", "favg"]);
+                    c.args = vec![self.agg_arg(Kind::Float)];
+                }
+                5 => {
+                    c.func = "entropy";
+                    let k = self.some_kind();
+                    c.args = vec![self.agg_arg(k)];
+                    c.distinct = self.rng.chance(10);
+                }
+                6 => {
+                    c.func = *self.rng.pick(&["favg", "fsum"]);
+                    c.args = vec![self.agg_arg(Kind::Float)];
+                }
+                _ => {
+                    c.func = *self.rng.pick(&["kurtosis", "kurtosis_pop", "skewness"]);
+                    let k = *self.rng.pick(&numeric);
+                    c.args = vec![self.agg_arg(k)];
+                }
+            },
+            Kind::Dec => {
+                c.func = *self
+                    .rng
+                    .pick(&["median", "quantile_cont", "quantile_disc", "mode"]);
+                let x = self.agg_arg(Kind::Dec);
+                if c.func == "mode" {
+                    c.order = vec![(x.clone(), self.rng.chance(50))];
+                } else {
+                    c.distinct = self.rng.chance(15);
+                }
+                c.args = vec![x];
+                if c.func.starts_with("quantile") {
+                    c.args.push(self.fraction());
+                }
+            }
+            Kind::Str => match self.rng.below(4) {
+                0 | 1 => {
+                    c.func = *self.rng.pick(&["string_agg", "listagg", "group_concat"]);
+                    let x = self.agg_arg(Kind::Str);
+                    c.distinct = self.rng.chance(15);
+                    c.order = if c.distinct {
+                        vec![(x.clone(), self.rng.chance(50))]
+                    } else {
+                        ordered(self, &x)
+                    };
+                    c.args = vec![x];
+                    if self.rng.chance(60) {
+                        c.args.push(lit(*self.rng.pick(&["', '", "'|'", "''"])));
+                    }
+                }
+                2 => {
+                    c.func = *self.rng.pick(&["quantile_disc", "mode"]);
+                    let x = self.agg_arg(Kind::Str);
+                    if c.func == "mode" {
+                        c.order = vec![(x.clone(), self.rng.chance(50))];
+                        c.args = vec![x];
+                    } else {
+                        c.args = vec![x, self.fraction()];
+                    }
+                }
+                _ => {
+                    c.func = "percentile_disc";
+                    let x = self.agg_arg(Kind::Str);
+                    c.args = vec![self.fraction()];
+                    c.order = vec![(x, self.rng.chance(30))];
+                    c.within = true;
+                }
+            },
+            Kind::Bool => {
+                c.func = *self.rng.pick(&["bool_and", "bool_or"]);
+                c.args = vec![self.predicate()];
+            }
+            Kind::Date => {
+                c.func = *self.rng.pick(&["quantile_disc", "mode", "first"]);
+                let x = self.agg_arg(Kind::Date);
+                if c.func == "quantile_disc" {
+                    c.args = vec![x, self.fraction()];
+                } else {
+                    c.order = vec![(x.clone(), self.rng.chance(50))];
+                    c.args = vec![x];
+                }
+            }
+            Kind::Ts => {
+                c.func = *self.rng.pick(&["median", "quantile_cont"]);
+                let k = *self.rng.pick(&[Kind::Date, Kind::Ts]);
+                c.args = vec![self.agg_arg(k)];
+                if c.func == "quantile_cont" {
+                    c.args.push(self.fraction());
+                }
+            }
+        }
+        if self.rng.chance(25) {
+            c.filter = Some(self.predicate());
+        }
+        Some(Expr::AggCall(Box::new(c)))
+    }
+
     /// An aggregate call producing `kind`.
     fn aggregate(&mut self, kind: Kind) -> Expr {
+        if self.rng.chance(45) {
+            if let Some(e) = self.rich_aggregate(kind) {
+                return e;
+            }
+        }
         let arg = |g: &mut Gen<'_>, k: Kind| -> Box<Expr> {
             if g.rng.chance(60) {
                 if let Some(c) = g.column_of(k) {

@@ -1,5 +1,6 @@
 //! Hash aggregation over in-memory batches: dense group ids for rows by
-//! their key values, and each aggregate function's accumulation over them.
+//! their key values, the rows each aggregate call takes ([`feed`]), and its
+//! accumulation over them ([`crate::agg::fold`]).
 //! The operators above the table engine (aggregates over subqueries, set
 //! operations, DISTINCT) use it; the table engine has its own sorted-vector
 //! states ([`crate::agg::layout`]).
@@ -9,10 +10,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::agg::func::{AggCall, AggFunc};
-use crate::error::{invalid, EngineError, Result};
-use crate::expr::order::cmp_values;
-use crate::value::{Data, LType, Value, Vector};
+use crate::agg::fold::{fold, Feed};
+use crate::agg::func::AggCall;
+use crate::error::{invalid, Result};
+use crate::expr::order::{sort_indices, SortKey};
+use crate::scan::filter::truth_of;
+use crate::value::{Data, Vector};
 
 /// A value as a hashable grouping key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -119,163 +122,72 @@ pub fn group_rows(keys: &[&Vector], rows: usize) -> Result<Grouping> {
     Ok(Grouping { ids, first })
 }
 
-/// Aggregate `call` over the rows of each group; `arg` is its argument's
-/// values (`None` for `COUNT(*)`).
-pub fn aggregate(call: &AggCall, arg: Option<&Vector>, g: &Grouping) -> Result<Vector> {
-    let n = g.len();
-    let ids = &g.ids;
-    let Some(arg) = arg else {
-        let mut counts = vec![0i64; n];
-        for &id in ids {
-            counts[id as usize] += 1;
-        }
-        return Ok(ints(call.ty, counts));
+/// An aggregate call's evaluated inputs over the rows.
+#[derive(Debug, Clone, Default)]
+pub struct CallInputs {
+    /// The arguments.
+    pub args: Vec<Vector>,
+    /// The FILTER's values.
+    pub filter: Option<Vector>,
+    /// The ORDER BY keys' values.
+    pub order: Vec<Vector>,
+}
+
+/// The rows `call` takes and the order it takes them in, each with its
+/// group from `ids`: rows passing the FILTER, sorted by the call's ORDER BY
+/// (stably), and with DISTINCT the first row of each distinct argument
+/// tuple within its group.
+pub fn feed(call: &AggCall, inputs: &CallInputs, ids: &[u32]) -> Feed {
+    let mut rows: Vec<u32> = match &inputs.filter {
+        None => (0..ids.len() as u32).collect(),
+        Some(f) => truth_of(f)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.then_some(i as u32))
+            .collect(),
     };
+    if !call.order.is_empty() {
+        let keys: Vec<SortKey> = call
+            .order
+            .iter()
+            .zip(&inputs.order)
+            .map(|(o, v)| SortKey {
+                values: v,
+                desc: o.desc,
+                nulls_first: o.nulls_first,
+            })
+            .collect();
+        let idx = sort_indices(&keys, rows.iter().map(|&r| r as usize).collect(), None);
+        rows = idx.into_iter().map(|r| r as u32).collect();
+    }
     if call.distinct {
-        return distinct(call, arg, g);
-    }
-    match call.func {
-        AggFunc::CountStar => {
-            let mut counts = vec![0i64; n];
-            for &id in ids {
-                counts[id as usize] += 1;
-            }
-            Ok(ints(call.ty, counts))
-        }
-        AggFunc::Count => {
-            let mut counts = vec![0i64; n];
-            for (i, &id) in ids.iter().enumerate() {
-                if !arg.is_null(i) {
-                    counts[id as usize] += 1;
-                }
-            }
-            Ok(ints(call.ty, counts))
-        }
-        AggFunc::Sum | AggFunc::Avg => sum_or_avg(call, arg, ids, n),
-        AggFunc::Min | AggFunc::Max => {
-            let max = call.func == AggFunc::Max;
-            let mut best: Vec<Option<usize>> = vec![None; n];
-            for (i, &id) in ids.iter().enumerate() {
-                if arg.is_null(i) {
-                    continue;
-                }
-                let b = &mut best[id as usize];
-                let better = match *b {
-                    None => true,
-                    Some(j) => {
-                        let o = cmp_values(arg, i, j);
-                        if max {
-                            o.is_gt()
-                        } else {
-                            o.is_lt()
-                        }
-                    }
-                };
-                if better {
-                    *b = Some(i);
-                }
-            }
-            let mut out = Vector::empty(call.ty, n);
-            for b in best {
-                match b {
-                    Some(i) => out.push(&arg.get(i)),
-                    None => out.push(&Value::Null),
-                }
-            }
-            Ok(out)
-        }
-    }
-}
-
-fn ints(ty: LType, v: Vec<i64>) -> Vector {
-    Vector {
-        ty,
-        data: Data::I64(v),
-        nulls: None,
-    }
-}
-
-/// SUM and AVG: exact on integers and decimals (scaled `i128`), `f64` on
-/// floats; NULL for a group without non-NULL values.
-fn sum_or_avg(call: &AggCall, arg: &Vector, ids: &[u32], n: usize) -> Result<Vector> {
-    let mut seen = vec![0u64; n];
-    let mut out = Vector::empty(call.ty, n);
-    let scale = match arg.ty {
-        LType::Decimal(_, s) => 10f64.powi(i32::from(s)),
-        _ => 1.0,
-    };
-    let exact = |i: usize| -> Option<i128> {
-        match &arg.data {
-            Data::I64(d) => Some(i128::from(d[i])),
-            Data::U64(d) => Some(i128::from(d[i])),
-            Data::I128(d) => Some(d[i]),
-            Data::Bool(d) => Some(i128::from(d[i])),
-            _ => None,
-        }
-    };
-    if let Data::F64(d) = &arg.data {
-        let mut sums = vec![0f64; n];
-        for (i, &id) in ids.iter().enumerate() {
-            if !arg.is_null(i) {
-                sums[id as usize] += d[i];
-                seen[id as usize] += 1;
-            }
-        }
-        for (s, c) in sums.into_iter().zip(seen) {
-            out.push(&match (c, call.func) {
-                (0, _) => Value::Null,
-                (_, AggFunc::Avg) => Value::Float(s / c as f64),
-                _ => Value::Float(s),
+        if let [a] = inputs.args.as_slice() {
+            let mut seen: HashSet<(u32, Atom)> = HashSet::new();
+            rows.retain(|&r| seen.insert((ids[r as usize], atom(a, r as usize))));
+        } else {
+            let mut seen: HashSet<(u32, Vec<Atom>)> = HashSet::new();
+            rows.retain(|&r| {
+                let key: Vec<Atom> = inputs.args.iter().map(|a| atom(a, r as usize)).collect();
+                seen.insert((ids[r as usize], key))
             });
         }
-        return Ok(out);
     }
-    let mut sums = vec![0i128; n];
-    for (i, &id) in ids.iter().enumerate() {
-        if arg.is_null(i) {
-            continue;
-        }
-        let x = exact(i).ok_or_else(|| {
-            EngineError::Internal(format!("{}() of {}", call.func.name(), arg.ty))
-        })?;
-        let s = &mut sums[id as usize];
-        *s = s.checked_add(x).ok_or_else(|| {
-            EngineError::Runtime(format!("Overflow in {}() of {}", call.func.name(), arg.ty))
-        })?;
-        seen[id as usize] += 1;
-    }
-    for (s, c) in sums.into_iter().zip(seen) {
-        out.push(&match (c, call.func) {
-            (0, _) => Value::Null,
-            (_, AggFunc::Avg) => Value::Float(s as f64 / scale / c as f64),
-            _ => Value::Huge(s),
-        });
-    }
-    Ok(out)
+    let groups = rows.iter().map(|&r| ids[r as usize]).collect();
+    Feed { rows, groups }
 }
 
-/// `COUNT(DISTINCT x)`: the distinct non-NULL values per group.
-fn distinct(call: &AggCall, arg: &Vector, g: &Grouping) -> Result<Vector> {
-    if call.func != AggFunc::Count {
-        return Err(EngineError::Unsupported(format!(
-            "{}(DISTINCT ...)",
-            call.func.name()
-        )));
-    }
-    let mut seen: HashSet<(u32, Atom)> = HashSet::new();
-    let mut counts = vec![0i64; g.len()];
-    for (i, &id) in g.ids.iter().enumerate() {
-        let a = atom(arg, i);
-        if a != Atom::Null && seen.insert((id, a)) {
-            counts[id as usize] += 1;
-        }
-    }
-    Ok(ints(call.ty, counts))
+/// Aggregate `call` over the rows of each group of `g`.
+pub fn aggregate(call: &AggCall, inputs: &CallInputs, g: &Grouping) -> Result<Vector> {
+    let f = feed(call, inputs, &g.ids);
+    let args: Vec<&Vector> = inputs.args.iter().collect();
+    fold(call, &args, &f, g.len())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agg::func::AggFunc;
+    use crate::value::{LType, Value};
 
     fn v(ty: LType, vals: &[Value]) -> Vector {
         let mut out = Vector::empty(ty, vals.len());
@@ -311,13 +223,16 @@ mod tests {
             &[Value::Int(5), Value::Null, Value::Int(7)],
         );
         let g = group_rows(&[&keys], 3).unwrap_or_default();
-        let call = AggCall {
-            func: AggFunc::Sum,
-            arg: None,
-            distinct: false,
-            ty: LType::Decimal(38, 2),
+        let call = AggCall::new(
+            AggFunc::Sum,
+            vec![crate::expr::TExpr::lit(Value::Null, x.ty)],
+            LType::Decimal(38, 2),
+        );
+        let inputs = CallInputs {
+            args: vec![x],
+            ..Default::default()
         };
-        let s = aggregate(&call, Some(&x), &g).unwrap_or_else(|_| Vector::empty(LType::Null, 0));
+        let s = aggregate(&call, &inputs, &g).unwrap_or_else(|_| Vector::empty(LType::Null, 0));
         assert_eq!(s.get(0), Value::Huge(12));
         assert_eq!(s.get(1), Value::Null);
     }

@@ -11,10 +11,9 @@
 use strata_format::reader::Hashes;
 use strata_format::Table;
 
+use crate::agg::arg_values::{str_ranks, ArgValues};
 use crate::agg::func::AggCall;
-use crate::agg::layout::{
-    str_prefix, str_ranks, AggSlot, ArgValues, StateKind, StateLayout, StrArena,
-};
+use crate::agg::layout::{str_prefix, AggSlot, StateKind, StateLayout, StrArena};
 use crate::agg::merge::{Groups, Pool};
 use crate::error::Result;
 use crate::expr::{eval, Columns, OneColumn, TExpr};
@@ -150,9 +149,7 @@ impl GroupSpec {
             .slots
             .iter()
             .all(|s| {
-                s.call
-                    .arg
-                    .as_ref()
+                s.pass_arg()
                     .is_none_or(|a| a.columns().iter().all(|&x| x == c))
             })
             .then_some(c)
@@ -670,13 +667,13 @@ fn resolve_strs(
 /// Argument values of an aggregate over a block's selected `rows`, how
 /// they are indexed, and for string MIN/MAX where their strings come from.
 fn arg_values<'a>(
-    call: &AggCall,
-    kind: StateKind,
+    slot: &AggSlot,
     ctx: &'a BlockCtx,
     rows: &[u32],
     per_row: Option<Vector>,
 ) -> Result<(ArgValues, ArgIndex<'a>, Option<StrSource>)> {
-    let Some(arg) = &call.arg else {
+    let kind = slot.kind;
+    let Some(arg) = slot.pass_arg() else {
         return Ok((ArgValues::None, ArgIndex::Const, None));
     };
     let cols = arg.columns();
@@ -756,7 +753,7 @@ fn build_groups(
         let multi_col_args = layout
             .slots
             .iter()
-            .any(|s| s.call.arg.as_ref().is_some_and(|a| a.columns().len() > 1));
+            .any(|s| s.pass_arg().is_some_and(|a| a.columns().len() > 1));
         if !multi_col_args {
             return per_value_groups(spec, ctx, filter, key_col, pool, str_srcs);
         }
@@ -822,17 +819,17 @@ fn build_groups(
     }
     // Arguments of several columns, evaluated together: each column is
     // read, and each shared part computed, once.
-    let multi_col = |s: &&AggSlot| s.call.arg.as_ref().is_some_and(|a| a.columns().len() > 1);
+    let multi_col = |s: &&AggSlot| s.pass_arg().is_some_and(|a| a.columns().len() > 1);
     let multi: Vec<&TExpr> = layout
         .slots
         .iter()
         .filter(multi_col)
-        .filter_map(|s| s.call.arg.as_ref())
+        .filter_map(|s| s.pass_arg())
         .collect();
     let mut per_row = ctx.eval_at(&rows, &multi)?.into_iter();
     for s in &layout.slots {
         let v = if multi_col(&s) { per_row.next() } else { None };
-        let (vals, idx, src) = arg_values(&s.call, s.kind, ctx, &rows, v)?;
+        let (vals, idx, src) = arg_values(s, ctx, &rows, v)?;
         if let Some(src) = src {
             str_srcs.push((s.off, src));
         }
@@ -985,7 +982,7 @@ fn per_value_groups(
         Ok(v)
     };
     for s in &layout.slots {
-        let src = match &s.call.arg {
+        let src = match s.pass_arg() {
             None => Src {
                 vals: ArgValues::None,
                 counts: None,

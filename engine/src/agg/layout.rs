@@ -1,10 +1,14 @@
-//! Aggregate states: a fixed number of 64-bit words per group, updated per
-//! row or per distinct value with a multiplicity, and combined when sorted
-//! vectors of groups are merged.
+//! Aggregate states of the sorted-vector engine: a fixed number of 64-bit
+//! words per group, updated per row or per distinct value with a
+//! multiplicity ([`crate::agg::arg_values`]), combined when sorted vectors
+//! of groups are merged, and finished into result values. Calls computed
+//! from each group's distinct values ([`AggCall::from_values`]) are filled
+//! when a pass's groups are collapsed ([`crate::agg::from_values`]).
 
 use crate::agg::func::{AggCall, AggFunc};
-use crate::error::{unsupported, Result};
-use crate::value::{Data, LType, Phys, Value, Vector};
+use crate::agg::moments::{Kahan, Moments, Welford};
+use crate::error::Result;
+use crate::value::{LType, Phys, Value, Vector};
 
 /// How one aggregate keeps its state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,8 +25,6 @@ pub enum StateKind {
     Min,
     /// `[count, key]`: largest order-preserving key.
     Max,
-    /// `[distinct count]`, filled when the distinct values are collapsed.
-    CountDistinct,
     /// `[count, key, id]`: smallest string. Within a block `key` is the
     /// string's rank in the block; once the block's groups are built it is
     /// the string's first 8 bytes (big-endian) and `id` its place in the
@@ -30,17 +32,87 @@ pub enum StateKind {
     MinStr,
     /// `[count, key, id]`: largest string, as [`StateKind::MinStr`].
     MaxStr,
+    /// `[count, mean, sum of squared differences]` (Welford, f64 bits).
+    Welford,
+    /// `[count, mean, M2, M3, M4]` (central moments).
+    Moments,
+    /// `[count, sum, compensation]` (Kahan).
+    Kahan,
+    /// `[count, product]`.
+    Product,
+    /// `[count, all true]`.
+    BoolAnd,
+    /// `[count, any true]`.
+    BoolOr,
+    /// `[count, lo, hi]`: AND of 128-bit integers.
+    BitAnd,
+    /// `[count, lo, hi]`: OR.
+    BitOr,
+    /// `[count, lo, hi]`: XOR.
+    BitXor,
+    /// `[count, true count]`.
+    CountIf,
+    /// `[present, lo, hi]`: a result computed from the group's distinct
+    /// values when the pass is collapsed (quantiles, mode, entropy,
+    /// approx_count_distinct).
+    Result,
 }
 
 impl StateKind {
     /// Words of state.
     pub fn words(self) -> usize {
+        use StateKind::*;
         match self {
-            StateKind::CountStar => 0,
-            StateKind::Count | StateKind::CountDistinct => 1,
-            StateKind::SumInt | StateKind::MinStr | StateKind::MaxStr => 3,
-            StateKind::SumFloat | StateKind::Min | StateKind::Max => 2,
+            CountStar => 0,
+            Count => 1,
+            SumFloat | Min | Max | Product | BoolAnd | BoolOr | CountIf => 2,
+            SumInt | MinStr | MaxStr | Welford | Kahan | BitAnd | BitOr | BitXor | Result => 3,
+            Moments => 5,
         }
+    }
+
+    /// The state the sorted-vector engine keeps for `call`, or why it has
+    /// none (the hash aggregate then answers the call).
+    pub fn of(call: &AggCall) -> std::result::Result<StateKind, String> {
+        use AggFunc::*;
+        let aty = call.arg().map_or(LType::Null, |e| e.ty);
+        let no = |why: &str| Err(format!("{}(): {why}", call.func.name()));
+        if !call.order.is_empty() {
+            return no("ORDER BY inside the call");
+        }
+        Ok(match call.func {
+            CountStar => StateKind::CountStar,
+            Count => StateKind::Count,
+            Sum | Avg => match aty.phys() {
+                Phys::F64 => StateKind::SumFloat,
+                Phys::I64 | Phys::U64 | Phys::I128 | Phys::Bool => StateKind::SumInt,
+                Phys::Str => return no("of strings"),
+            },
+            Min | Max => match aty.phys() {
+                Phys::I128 => return no(&format!("of {aty}")),
+                Phys::Str if call.func == Min => StateKind::MinStr,
+                Phys::Str => StateKind::MaxStr,
+                _ if call.func == Min => StateKind::Min,
+                _ => StateKind::Max,
+            },
+            VarSamp | VarPop | StddevSamp | StddevPop => StateKind::Welford,
+            Kurtosis | KurtosisPop | Skewness => StateKind::Moments,
+            FSum | FAvg => StateKind::Kahan,
+            Product => StateKind::Product,
+            BoolAnd => StateKind::BoolAnd,
+            BoolOr => StateKind::BoolOr,
+            BitAnd => StateKind::BitAnd,
+            BitOr => StateKind::BitOr,
+            BitXor => StateKind::BitXor,
+            CountIf => StateKind::CountIf,
+            Median | QuantileCont | QuantileDisc | Mode if aty.phys() == Phys::Str => {
+                return no("of strings (stored as hashes, not in order)")
+            }
+            Median | QuantileCont | QuantileDisc | Mode | Entropy | ApproxCountDistinct => {
+                StateKind::Result
+            }
+            _ => return no("needs its rows in order or several arguments"),
+        })
     }
 }
 
@@ -53,6 +125,20 @@ pub struct AggSlot {
     pub kind: StateKind,
     /// Offset of its first word within the state words.
     pub off: usize,
+    /// Left alone by this pass (which serves other calls).
+    pub inert: bool,
+}
+
+impl AggSlot {
+    /// The argument a pass feeds into the state: none for calls filled
+    /// from the group's distinct values, or that another pass serves.
+    pub fn pass_arg(&self) -> Option<&crate::expr::TExpr> {
+        if self.inert || self.call.from_values() {
+            None
+        } else {
+            self.call.arg()
+        }
+    }
 }
 
 /// The state words of a group: word 0 is the row count, then each
@@ -141,29 +227,6 @@ impl StrArena {
     }
 }
 
-/// The byte-order ranks of a vector of strings (as [`ArgValues::Key`]) and
-/// its sorted distinct strings, which the ranks index.
-pub fn str_ranks(v: &Vector) -> (ArgValues, Vec<Vec<u8>>) {
-    let valid: Vec<bool> = (0..v.len()).map(|i| !v.is_null(i)).collect();
-    let Data::Str(d) = &v.data else {
-        return (
-            ArgValues::Key(vec![0; v.len()], vec![false; v.len()]),
-            Vec::new(),
-        );
-    };
-    let mut idx: Vec<usize> = (0..d.len()).filter(|&i| valid[i]).collect();
-    idx.sort_unstable_by(|&a, &b| d[a].cmp(&d[b]));
-    let mut ranks = vec![0u64; d.len()];
-    let mut sorted: Vec<Vec<u8>> = Vec::new();
-    for i in idx {
-        if sorted.last() != Some(&d[i]) {
-            sorted.push(d[i].clone());
-        }
-        ranks[i] = (sorted.len() - 1) as u64;
-    }
-    (ArgValues::Key(ranks, valid), sorted)
-}
-
 /// The first 8 bytes of `s`, big-endian and zero-padded: comparing them
 /// orders strings unless they are equal.
 pub fn str_prefix(s: &[u8]) -> u64 {
@@ -173,50 +236,113 @@ pub fn str_prefix(s: &[u8]) -> u64 {
     u64::from_be_bytes(b)
 }
 
+/// Reads an f64 state word.
+#[inline]
+pub fn f(w: &[u64], o: usize) -> f64 {
+    f64::from_bits(w[o])
+}
+
+/// Writes an f64 state word.
+#[inline]
+pub fn set_f(w: &mut [u64], o: usize, x: f64) {
+    w[o] = x.to_bits();
+}
+
+/// The Welford state at words `o..o + 3`.
+pub fn welford(w: &[u64], o: usize) -> Welford {
+    Welford {
+        count: w[o],
+        mean: f(w, o + 1),
+        dsquared: f(w, o + 2),
+    }
+}
+
+/// Stores a Welford state at words `o..o + 3`.
+pub fn set_welford(w: &mut [u64], o: usize, s: &Welford) {
+    w[o] = s.count;
+    set_f(w, o + 1, s.mean);
+    set_f(w, o + 2, s.dsquared);
+}
+
+/// The central moments at words `o..o + 5`.
+pub fn moments(w: &[u64], o: usize) -> Moments {
+    Moments {
+        n: w[o],
+        m1: f(w, o + 1),
+        m2: f(w, o + 2),
+        m3: f(w, o + 3),
+        m4: f(w, o + 4),
+    }
+}
+
+/// Stores central moments at words `o..o + 5`.
+pub fn set_moments(w: &mut [u64], o: usize, m: &Moments) {
+    w[o] = m.n;
+    set_f(w, o + 1, m.m1);
+    set_f(w, o + 2, m.m2);
+    set_f(w, o + 3, m.m3);
+    set_f(w, o + 4, m.m4);
+}
+
+/// The Kahan sum at words `o..o + 3`.
+pub fn kahan(w: &[u64], o: usize) -> Kahan {
+    Kahan {
+        count: w[o],
+        sum: f(w, o + 1),
+        err: f(w, o + 2),
+    }
+}
+
+/// Stores a Kahan sum at words `o..o + 3`.
+pub fn set_kahan(w: &mut [u64], o: usize, k: &Kahan) {
+    w[o] = k.count;
+    set_f(w, o + 1, k.sum);
+    set_f(w, o + 2, k.err);
+}
+
+/// A value as the two words of a [`StateKind::Result`].
+pub fn result_words(v: &Value) -> (u64, u64) {
+    match v {
+        Value::Int(i) => (*i as u64, 0),
+        Value::UInt(u) => (*u, 0),
+        Value::Huge(h) => (*h as u64, ((*h as u128) >> 64) as u64),
+        Value::Float(x) => (x.to_bits(), 0),
+        Value::Bool(b) => (u64::from(*b), 0),
+        Value::Null | Value::Str(_) => (0, 0),
+    }
+}
+
+fn result_value(ty: LType, lo: u64, hi: u64) -> Value {
+    match ty.phys() {
+        Phys::I64 => Value::Int(lo as i64),
+        Phys::U64 => Value::UInt(lo),
+        Phys::I128 => Value::Huge((u128::from(lo) | u128::from(hi) << 64) as i128),
+        Phys::F64 => Value::Float(f64::from_bits(lo)),
+        Phys::Bool => Value::Bool(lo != 0),
+        Phys::Str => Value::Null,
+    }
+}
+
 impl StateLayout {
-    /// Lays out states for `aggs`, plus `witnesses` witness words.
+    /// Lays out states for `aggs`, plus `witnesses` witness words; calls
+    /// the engine has no state for are an error (the rule checks first).
     pub fn new(aggs: &[AggCall], witnesses: usize) -> Result<StateLayout> {
         let mut off = 1;
         let mut slots = Vec::new();
         for a in aggs {
-            let aty = a.arg.as_ref().map_or(LType::Null, |e| e.ty);
-            let kind = match a.func {
-                AggFunc::CountStar => StateKind::CountStar,
-                AggFunc::Count if a.distinct => StateKind::CountDistinct,
-                AggFunc::Count => StateKind::Count,
-                AggFunc::Sum | AggFunc::Avg => match aty.phys() {
-                    Phys::F64 => StateKind::SumFloat,
-                    Phys::I64 | Phys::U64 | Phys::I128 | Phys::Bool => StateKind::SumInt,
-                    Phys::Str => return unsupported("SUM/AVG of strings"),
-                },
-                AggFunc::Min | AggFunc::Max => {
-                    if aty.phys() == Phys::I128 {
-                        return unsupported(format!("MIN/MAX of {aty}"));
-                    }
-                    if aty.phys() == Phys::Str {
-                        if a.func == AggFunc::Min {
-                            StateKind::MinStr
-                        } else {
-                            StateKind::MaxStr
-                        }
-                    } else if a.func == AggFunc::Min {
-                        StateKind::Min
-                    } else {
-                        StateKind::Max
-                    }
-                }
-            };
+            let kind = StateKind::of(a).map_err(crate::error::EngineError::Unsupported)?;
             slots.push(AggSlot {
                 call: a.clone(),
                 kind,
                 off,
+                inert: false,
             });
             off += kind.words();
         }
         let witness_offs: Vec<usize> = (off..off + witnesses).collect();
         Ok(StateLayout {
             slots,
-            words: off + witnesses_len(witness_offs.len()),
+            words: off + witness_offs.len(),
             witnesses: witness_offs,
             arena: StrArena::default(),
         })
@@ -237,69 +363,31 @@ impl StateLayout {
     pub fn combine(&self, a: &mut [u64], b: &[u64]) {
         a[0] += b[0];
         for s in &self.slots {
-            let o = s.off;
-            match s.kind {
-                StateKind::CountStar => {}
-                StateKind::Count | StateKind::CountDistinct => a[o] += b[o],
-                StateKind::SumInt => {
-                    a[o] += b[o];
-                    let x = get_i128(a, o + 1).wrapping_add(get_i128(b, o + 1));
-                    set_i128(a, o + 1, x);
-                }
-                StateKind::SumFloat => {
-                    a[o] += b[o];
-                    a[o + 1] = (f64::from_bits(a[o + 1]) + f64::from_bits(b[o + 1])).to_bits();
-                }
-                StateKind::Min => {
-                    if b[o] > 0 && (a[o] == 0 || b[o + 1] < a[o + 1]) {
-                        a[o + 1] = b[o + 1];
-                    }
-                    a[o] += b[o];
-                }
-                StateKind::Max => {
-                    if b[o] > 0 && (a[o] == 0 || b[o + 1] > a[o + 1]) {
-                        a[o + 1] = b[o + 1];
-                    }
-                    a[o] += b[o];
-                }
-                StateKind::MinStr | StateKind::MaxStr => {
-                    if b[o] > 0 {
-                        let better = a[o] == 0 || {
-                            let ord = self.arena.cmp((b[o + 1], b[o + 2]), (a[o + 1], a[o + 2]));
-                            if s.kind == StateKind::MinStr {
-                                ord.is_lt()
-                            } else {
-                                ord.is_gt()
-                            }
-                        };
-                        if better {
-                            a[o + 1] = b[o + 1];
-                            a[o + 2] = b[o + 2];
-                        }
-                    }
-                    a[o] += b[o];
-                }
-            }
+            combine_slot(s.kind, &self.arena, a, b, s.off);
         }
     }
 
     /// The finished values of aggregate `i` over states (stride `stride`,
     /// states starting at word `base` of each row).
-    pub fn finish(&self, i: usize, rows: &[&[u64]], base: usize) -> Vector {
+    pub fn finish(&self, i: usize, rows: &[&[u64]], base: usize) -> Result<Vector> {
         let s = &self.slots[i];
         let o = base + s.off;
         let ty = s.call.ty;
+        let func = s.call.func;
         let mut out = Vector::empty(ty, rows.len());
-        let aty = s.call.arg.as_ref().map_or(LType::Null, |e| e.ty);
+        let aty = s.call.arg().map_or(LType::Null, |e| e.ty);
         let scale = match aty {
             LType::Decimal(_, sc) => 10f64.powi(i32::from(sc)),
             _ => 1.0,
         };
-        let avg = s.call.func == AggFunc::Avg;
+        let avg = func == AggFunc::Avg;
+        let float = |x: Option<f64>| x.map_or(Value::Null, Value::Float);
         for r in rows {
             let v = match s.kind {
                 StateKind::CountStar => Value::Int(r[base] as i64),
-                StateKind::Count | StateKind::CountDistinct => Value::Int(r[o] as i64),
+                StateKind::Count => Value::Int(r[o] as i64),
+                StateKind::Result if r[o] == 0 => func.empty_value(),
+                StateKind::Result => result_value(ty, r[o + 1], r[o + 2]),
                 _ if r[o] == 0 => Value::Null,
                 StateKind::SumInt => {
                     let sum = get_i128(r, o + 1);
@@ -312,244 +400,134 @@ impl StateLayout {
                     }
                 }
                 StateKind::SumFloat => {
-                    let sum = f64::from_bits(r[o + 1]);
+                    let sum = f(r, o + 1);
                     Value::Float(if avg { sum / r[o] as f64 } else { sum })
                 }
                 StateKind::Min | StateKind::Max => {
                     crate::value::value_of_key(ty, u128::from(r[o + 1]))
                 }
                 StateKind::MinStr | StateKind::MaxStr => Value::Str(self.arena.get(r[o + 2])),
+                StateKind::Welford => float(welford(r, o).finish(func)),
+                StateKind::Moments => float(moments(r, o).finish(func)?),
+                StateKind::Kahan => float(kahan(r, o).finish(func)),
+                StateKind::Product => Value::Float(f(r, o + 1)),
+                StateKind::BoolAnd | StateKind::BoolOr => Value::Bool(r[o + 1] != 0),
+                StateKind::BitAnd | StateKind::BitOr | StateKind::BitXor => {
+                    crate::agg::fold::int_value(ty, get_i128(r, o + 1))
+                }
+                StateKind::CountIf => Value::Huge(i128::from(r[o + 1])),
             };
             out.push(&v);
         }
-        out
+        Ok(out)
     }
 }
 
-fn witnesses_len(n: usize) -> usize {
-    n
+/// Combines the state of one aggregate (kind `kind`, at offset `o`) of `b`
+/// into `a`.
+#[inline]
+fn combine_slot(kind: StateKind, arena: &StrArena, a: &mut [u64], b: &[u64], o: usize) {
+    match kind {
+        StateKind::CountStar | StateKind::Result => {}
+        StateKind::Count => a[o] += b[o],
+        StateKind::SumInt => {
+            a[o] += b[o];
+            let x = get_i128(a, o + 1).wrapping_add(get_i128(b, o + 1));
+            set_i128(a, o + 1, x);
+        }
+        StateKind::SumFloat => {
+            a[o] += b[o];
+            set_f(a, o + 1, f(a, o + 1) + f(b, o + 1));
+        }
+        StateKind::Min => {
+            if b[o] > 0 && (a[o] == 0 || b[o + 1] < a[o + 1]) {
+                a[o + 1] = b[o + 1];
+            }
+            a[o] += b[o];
+        }
+        StateKind::Max => {
+            if b[o] > 0 && (a[o] == 0 || b[o + 1] > a[o + 1]) {
+                a[o + 1] = b[o + 1];
+            }
+            a[o] += b[o];
+        }
+        StateKind::MinStr | StateKind::MaxStr => {
+            if b[o] > 0 {
+                let better = a[o] == 0 || {
+                    let ord = arena.cmp((b[o + 1], b[o + 2]), (a[o + 1], a[o + 2]));
+                    if kind == StateKind::MinStr {
+                        ord.is_lt()
+                    } else {
+                        ord.is_gt()
+                    }
+                };
+                if better {
+                    a[o + 1] = b[o + 1];
+                    a[o + 2] = b[o + 2];
+                }
+            }
+            a[o] += b[o];
+        }
+        StateKind::Welford => {
+            let mut x = welford(a, o);
+            x.combine(&welford(b, o));
+            set_welford(a, o, &x);
+        }
+        StateKind::Moments => {
+            let mut x = moments(a, o);
+            x.combine(&moments(b, o));
+            set_moments(a, o, &x);
+        }
+        StateKind::Kahan => {
+            if b[o] > 0 {
+                let mut x = kahan(a, o);
+                x.combine(&kahan(b, o));
+                set_kahan(a, o, &x);
+            }
+        }
+        StateKind::Product => {
+            if b[o] > 0 {
+                let p = if a[o] == 0 { 1.0 } else { f(a, o + 1) };
+                set_f(a, o + 1, p * f(b, o + 1));
+                a[o] += b[o];
+            }
+        }
+        StateKind::BoolAnd | StateKind::BoolOr | StateKind::CountIf => {
+            if b[o] > 0 {
+                a[o + 1] = match kind {
+                    _ if a[o] == 0 => b[o + 1],
+                    StateKind::BoolAnd => a[o + 1] & b[o + 1],
+                    StateKind::BoolOr => a[o + 1] | b[o + 1],
+                    _ => a[o + 1] + b[o + 1],
+                };
+                a[o] += b[o];
+            }
+        }
+        StateKind::BitAnd | StateKind::BitOr | StateKind::BitXor => {
+            if b[o] > 0 {
+                let (x, y) = (get_i128(a, o + 1), get_i128(b, o + 1));
+                let v = match kind {
+                    _ if a[o] == 0 => y,
+                    StateKind::BitAnd => x & y,
+                    StateKind::BitOr => x | y,
+                    _ => x ^ y,
+                };
+                set_i128(a, o + 1, v);
+                a[o] += b[o];
+            }
+        }
+    }
 }
 
+/// Reads an i128 from two state words.
 #[inline]
-fn get_i128(w: &[u64], o: usize) -> i128 {
+pub fn get_i128(w: &[u64], o: usize) -> i128 {
     (u128::from(w[o]) | u128::from(w[o + 1]) << 64) as i128
 }
 
+/// Writes an i128 into two state words.
 #[inline]
-fn set_i128(w: &mut [u64], o: usize, v: i128) {
+pub fn set_i128(w: &mut [u64], o: usize, v: i128) {
     w[o] = v as u64;
     w[o + 1] = ((v as u128) >> 64) as u64;
-}
-
-/// An aggregate's argument values in the form its state consumes, indexed
-/// by distinct value (or row), with the value for a NULL input last.
-#[derive(Debug, Clone)]
-pub enum ArgValues {
-    /// No argument (COUNT(*)).
-    None,
-    /// Validity only (COUNT).
-    Valid(Vec<bool>),
-    /// Integer values and validity.
-    Int(Vec<i128>, Vec<bool>),
-    /// Float values and validity.
-    Float(Vec<f64>, Vec<bool>),
-    /// Order-preserving keys and validity.
-    Key(Vec<u64>, Vec<bool>),
-}
-
-impl ArgValues {
-    /// Converts evaluated argument values for a state of `kind`.
-    pub fn new(kind: StateKind, v: &Vector) -> ArgValues {
-        let valid: Vec<bool> = (0..v.len()).map(|i| !v.is_null(i)).collect();
-        match kind {
-            StateKind::CountStar | StateKind::CountDistinct => ArgValues::None,
-            StateKind::Count => ArgValues::Valid(valid),
-            StateKind::SumInt => ArgValues::Int(
-                match &v.data {
-                    Data::I64(d) => d.iter().map(|&x| i128::from(x)).collect(),
-                    Data::U64(d) => d.iter().map(|&x| i128::from(x)).collect(),
-                    Data::I128(d) => d.clone(),
-                    Data::Bool(d) => d.iter().map(|&x| i128::from(x)).collect(),
-                    _ => vec![0; v.len()],
-                },
-                valid,
-            ),
-            StateKind::SumFloat => ArgValues::Float(
-                match &v.data {
-                    Data::F64(d) => d.clone(),
-                    _ => vec![0.0; v.len()],
-                },
-                valid,
-            ),
-            StateKind::MinStr | StateKind::MaxStr => str_ranks(v).0,
-            StateKind::Min | StateKind::Max => ArgValues::Key(
-                (0..v.len())
-                    .map(|i| v.key(i).map_or(0, |k| k as u64))
-                    .collect(),
-                valid,
-            ),
-        }
-    }
-
-    /// Adds value `i`, `n` times, to the state at `s` (aggregate offset `o`).
-    #[inline]
-    /// Adds one row per `(group, value index)` pair: the state of group `g`
-    /// starts at word `g * sw` of `states`, this aggregate's at offset `o`.
-    /// The same as [`ArgValues::update`] with `n = 1` per row, with the
-    /// dispatch on the value kind hoisted out of the row loop.
-    pub fn update_rows(
-        &self,
-        kind: StateKind,
-        states: &mut [u64],
-        sw: usize,
-        o: usize,
-        rows: impl Iterator<Item = (usize, usize)>,
-    ) {
-        match self {
-            ArgValues::None => {}
-            ArgValues::Valid(valid) => {
-                for (g, i) in rows {
-                    if valid[i] {
-                        states[g * sw + o] += 1;
-                    }
-                }
-            }
-            ArgValues::Int(vals, valid) => {
-                for (g, i) in rows {
-                    if valid[i] {
-                        let b = g * sw + o;
-                        states[b] += 1;
-                        let x = get_i128(states, b + 1).wrapping_add(vals[i]);
-                        set_i128(states, b + 1, x);
-                    }
-                }
-            }
-            ArgValues::Float(vals, valid) => {
-                for (g, i) in rows {
-                    if valid[i] {
-                        let b = g * sw + o;
-                        states[b] += 1;
-                        states[b + 1] = (f64::from_bits(states[b + 1]) + vals[i]).to_bits();
-                    }
-                }
-            }
-            ArgValues::Key(keys, valid) => {
-                let min = matches!(kind, StateKind::Min | StateKind::MinStr);
-                for (g, i) in rows {
-                    if valid[i] {
-                        let b = g * sw + o;
-                        let k = keys[i];
-                        if states[b] == 0
-                            || (min && k < states[b + 1])
-                            || (!min && k > states[b + 1])
-                        {
-                            states[b + 1] = k;
-                        }
-                        states[b] += 1;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Adds value `i`, `n` times, to the state at `s` (aggregate offset `o`).
-    pub fn update(&self, kind: StateKind, s: &mut [u64], o: usize, i: usize, n: u64) {
-        match self {
-            ArgValues::None => {}
-            ArgValues::Valid(valid) => {
-                if valid[i] {
-                    s[o] += n;
-                }
-            }
-            ArgValues::Int(vals, valid) => {
-                if valid[i] {
-                    s[o] += n;
-                    let x = get_i128(s, o + 1).wrapping_add(vals[i].wrapping_mul(n as i128));
-                    set_i128(s, o + 1, x);
-                }
-            }
-            ArgValues::Float(vals, valid) => {
-                if valid[i] {
-                    s[o] += n;
-                    let add = if n == 1 { vals[i] } else { vals[i] * n as f64 };
-                    s[o + 1] = (f64::from_bits(s[o + 1]) + add).to_bits();
-                }
-            }
-            ArgValues::Key(keys, valid) => {
-                if valid[i] && n > 0 {
-                    let k = keys[i];
-                    let better = s[o] == 0
-                        || if matches!(kind, StateKind::Min | StateKind::MinStr) {
-                            k < s[o + 1]
-                        } else {
-                            k > s[o + 1]
-                        };
-                    if better {
-                        s[o + 1] = k;
-                    }
-                    s[o] += n;
-                }
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::expr::{ExprKind, TExpr};
-
-    fn call(func: AggFunc, ty: LType, aty: LType) -> AggCall {
-        AggCall {
-            func,
-            arg: Some(TExpr {
-                kind: ExprKind::Col(0),
-                ty: aty,
-            }),
-            distinct: false,
-            ty,
-        }
-    }
-
-    #[test]
-    fn states_combine() {
-        let aggs = vec![
-            call(AggFunc::Sum, LType::HugeInt, LType::Int64),
-            call(AggFunc::Min, LType::Int64, LType::Int64),
-            call(AggFunc::Avg, LType::Double, LType::Double),
-        ];
-        let l = StateLayout::new(&aggs, 0).unwrap_or_else(|_| unreachable!());
-        let v = Vector {
-            ty: LType::Int64,
-            data: Data::I64(vec![i64::MAX, -3]),
-            nulls: None,
-        };
-        let f = Vector {
-            ty: LType::Double,
-            data: Data::F64(vec![1.5, 2.5]),
-            nulls: None,
-        };
-        let (mut a, mut b) = (vec![0u64; l.words], vec![0u64; l.words]);
-        l.init(&mut a);
-        l.init(&mut b);
-        let args = [
-            ArgValues::new(l.slots[0].kind, &v),
-            ArgValues::new(l.slots[1].kind, &v),
-            ArgValues::new(l.slots[2].kind, &f),
-        ];
-        for (k, s) in l.slots.iter().enumerate() {
-            args[k].update(s.kind, &mut a, s.off, 0, 2);
-            args[k].update(s.kind, &mut b, s.off, 1, 1);
-        }
-        a[0] = 2;
-        b[0] = 1;
-        l.combine(&mut a, &b);
-        let rows = [a.as_slice()];
-        assert_eq!(
-            l.finish(0, &rows, 0).get(0),
-            Value::Huge(2 * i128::from(i64::MAX) - 3)
-        );
-        assert_eq!(l.finish(1, &rows, 0).get(0), Value::Int(-3));
-        assert_eq!(l.finish(2, &rows, 0).get(0), Value::Float(5.5 / 3.0));
-    }
 }

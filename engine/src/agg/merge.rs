@@ -46,7 +46,9 @@ impl Groups {
         self.pieces.iter().all(|p| p.is_empty())
     }
 
-    /// Appends a row (`stride` words), opening a new piece when needed.
+    /// Appends a row (`stride` words), opening a new piece when needed. The
+    /// first piece starts small and grows (a block of a few groups holds a
+    /// few rows, not a whole piece).
     pub fn push(&mut self, row: &[u64], pool: &Pool) {
         let cap = PIECE_ROWS * self.stride;
         if self
@@ -54,7 +56,12 @@ impl Groups {
             .last()
             .is_none_or(|p| p.len() + self.stride > cap)
         {
-            self.pieces.push(pool.take(cap));
+            let first = if self.pieces.is_empty() {
+                (64 * self.stride).min(cap)
+            } else {
+                cap
+            };
+            self.pieces.push(pool.take(first));
         }
         if let Some(p) = self.pieces.last_mut() {
             p.extend_from_slice(row);

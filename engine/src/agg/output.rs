@@ -92,7 +92,7 @@ impl GroupRows<'_> {
         let at: Vec<&[u64]> = idx.iter().map(|&i| self.rows[i]).collect();
         for (i, call) in self.agg.aggs.iter().enumerate() {
             slots.push(if want(nkeys + i) {
-                self.spec.layout.finish(i, &at, self.kb)
+                self.spec.layout.finish(i, &at, self.kb)?
             } else {
                 Vector::empty(call.ty, 0)
             });

@@ -21,8 +21,9 @@ pub enum KeySource {
 /// The aggregation part of a plan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AggPlan {
-    /// One pass per distinct `COUNT(DISTINCT x)` argument (at least one):
-    /// the base key parts, plus the distinct argument as the last part.
+    /// One pass per argument of the calls computed from distinct values
+    /// (`COUNT(DISTINCT x)`, `median(x)`, ...; at least one pass): the base
+    /// key parts, plus that argument as the last part.
     pub passes: Vec<GroupSpec>,
     /// The distinct argument of each pass, if any.
     pub distinct_args: Vec<Option<TExpr>>,
@@ -44,7 +45,8 @@ fn estimate(table: &Table, e: &TExpr) -> u64 {
 
 /// Lays out an aggregation: key parts ordered most distinct first (its
 /// sorted values order the rest), keys computable from other keys as
-/// dependent, and one pass per distinct `COUNT(DISTINCT x)` argument.
+/// dependent, and one pass per argument of the calls computed from each
+/// group's distinct values.
 pub fn plan_agg(keys: &[TExpr], aggs: &[AggCall], table: &Table) -> Result<AggPlan> {
     let raw_cols: Vec<usize> = keys.iter().filter_map(|k| k.as_col()).collect();
     let mut part_exprs: Vec<TExpr> = Vec::new();
@@ -75,24 +77,34 @@ pub fn plan_agg(keys: &[TExpr], aggs: &[AggCall], table: &Table) -> Result<AggPl
     }
     let mut distinct_args: Vec<Option<TExpr>> = Vec::new();
     for a in aggs {
-        if a.distinct {
-            if let Some(arg) = &a.arg {
+        if a.from_values() {
+            if let Some(arg) = a.arg() {
                 if !distinct_args.iter().any(|d| d.as_ref() == Some(arg)) {
                     distinct_args.push(Some(arg.clone()));
                 }
             }
         }
     }
-    if distinct_args.is_empty() {
-        distinct_args.push(None);
+    // The other aggregates in a pass of their own when they read columns
+    // (so that no pass groups rows for them by an argument they ignore).
+    let plain_reads = aggs.iter().any(|a| !a.from_values() && a.arg().is_some());
+    if distinct_args.is_empty() || plain_reads {
+        distinct_args.insert(0, None);
     }
     let mut passes = Vec::new();
-    for d in &distinct_args {
+    for (k, d) in distinct_args.iter().enumerate() {
         let mut exprs = ordered.clone();
         if let Some(d) = d {
             exprs.push(d.clone());
         }
-        passes.push(GroupSpec::new(&exprs, aggs, table)?);
+        let mut spec = GroupSpec::new(&exprs, aggs, table)?;
+        // Passes after the first serve only the calls over their argument.
+        if k > 0 {
+            for s in &mut spec.layout.slots {
+                s.inert = !(s.call.from_values() && s.call.arg() == d.as_ref());
+            }
+        }
+        passes.push(spec);
     }
     Ok(AggPlan {
         passes,

@@ -4,7 +4,7 @@
 //! row even without input.
 
 use super::{Batch, ExecCtx, Operator};
-use crate::agg::accumulate::{aggregate, group_rows, Grouping};
+use crate::agg::accumulate::{aggregate, group_rows, CallInputs, Grouping};
 use crate::agg::func::AggCall;
 use crate::error::Result;
 use crate::expr::{eval, TExpr};
@@ -53,12 +53,15 @@ impl Operator for HashAggregate {
         }
         ctx.watch.check()?;
         let mut columns: Vec<Vector> = keys.iter().map(|k| k.gather(&g.first)).collect();
+        let ev = |e: &TExpr| -> Result<Vector> { Ok(eval(e, input.rows, &input)?.into_owned()) };
         for a in &self.aggs {
-            let arg = match &a.arg {
-                Some(x) => Some(eval(x, input.rows, &input)?.into_owned()),
-                None => None,
+            let inputs = CallInputs {
+                args: a.args.iter().map(ev).collect::<Result<_>>()?,
+                filter: a.filter.as_ref().map(ev).transpose()?,
+                order: a.order.iter().map(|o| ev(&o.expr)).collect::<Result<_>>()?,
             };
-            columns.push(aggregate(a, arg.as_ref(), &g)?);
+            columns.push(aggregate(a, &inputs, &g)?);
+            ctx.watch.check()?;
         }
         Ok(Batch::new(columns, g.len()))
     }

@@ -86,9 +86,36 @@ impl Operator for TableScan {
                 None => seen.push((s, 1)),
             }
         }
-        seen.into_iter()
+        let mut notes: Vec<String> = seen
+            .into_iter()
             .map(|(s, n)| format!("grouping: {s} ({n} block{})", if n == 1 { "" } else { "s" }))
-            .collect()
+            .collect();
+        // The calls computed from each group's distinct argument values.
+        let name = |i: usize| {
+            table
+                .schema()
+                .fields
+                .get(i)
+                .map_or_else(|| format!("#{i}"), |f| f.name.clone())
+        };
+        let show =
+            |e: &crate::expr::TExpr| crate::plan::display::show(e, &name, &|n| format!("@{n}"));
+        for (spec, arg) in a.passes.iter().zip(&a.distinct_args) {
+            let Some(arg) = arg else { continue };
+            let calls: Vec<String> = spec
+                .layout
+                .slots
+                .iter()
+                .filter(|s| s.call.from_values() && s.call.arg() == Some(arg))
+                .map(|s| s.call.show(&show))
+                .collect();
+            notes.push(format!(
+                "from each group's distinct values of {} in order, with counts: {}",
+                show(arg),
+                calls.join(", ")
+            ));
+        }
+        notes
     }
 
     fn children(&self) -> Vec<&dyn Operator> {

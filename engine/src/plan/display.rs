@@ -70,14 +70,7 @@ pub fn details(p: &LogicalPlan) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         LogicalPlan::Aggregate { keys, aggs, .. } => {
-            let aggs: Vec<String> = aggs
-                .iter()
-                .map(|a| {
-                    let arg = a.arg.as_ref().map_or("*".to_string(), s);
-                    let d = if a.distinct { "DISTINCT " } else { "" };
-                    format!("{}({d}{arg})", a.func.name())
-                })
-                .collect();
+            let aggs: Vec<String> = aggs.iter().map(|a| a.show(&s)).collect();
             format!("group by [{}] aggregates [{}]", list(keys), aggs.join(", "))
         }
         LogicalPlan::Distinct { .. } => "all columns".into(),
@@ -232,15 +225,7 @@ pub fn table_query_lines(t: &TableQuery) -> Vec<String> {
 }
 
 fn show_call(c: &crate::agg::func::AggCall, col: &dyn Fn(usize) -> String) -> String {
-    let arg = c
-        .arg
-        .as_ref()
-        .map_or("*".to_string(), |a| show(a, col, &|n| format!("@{n}")));
-    format!(
-        "{}({}{arg})",
-        c.func.name(),
-        if c.distinct { "DISTINCT " } else { "" }
-    )
+    c.show(&|a| show(a, col, &|n| format!("@{n}")))
 }
 
 #[cfg(test)]

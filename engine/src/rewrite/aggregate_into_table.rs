@@ -8,13 +8,21 @@
 //! substituted, and aggregating the substituted arguments, forms the same
 //! groups with the same aggregates. The table query's output becomes its
 //! group slots (keys, then aggregates), as the Aggregate's output was.
+//!
+//! Only calls the engine keeps a state for qualify
+//! ([`StateKind::of`]); all of them skip NULL arguments, so a call's
+//! `FILTER (WHERE p)` becomes its argument `CASE WHEN p THEN x END`
+//! (`COUNT(*) FILTER (WHERE p)` counts `CASE WHEN p THEN TRUE END`): the
+//! rows the filter rejects are NULL and count for nothing, as rejected rows
+//! do.
 
 use super::{table_input, take_input, Check, Rule, RuleCtx};
-use crate::agg::func::{AggCall, Aggregation};
+use crate::agg::func::{AggCall, AggFunc, Aggregation};
+use crate::agg::layout::StateKind;
 use crate::error::{EngineError, Result};
 use crate::expr::{ExprKind, TExpr};
 use crate::plan::LogicalPlan;
-use crate::value::LType;
+use crate::value::{LType, Value};
 
 /// The rule.
 pub struct AggregateIntoTable;
@@ -39,7 +47,15 @@ impl Rule for AggregateIntoTable {
         }
         match table_input(node) {
             None => Check::NotApplicable,
-            Some(t) if t.is_row_scan() => Check::Applies,
+            Some(t) if t.is_row_scan() => {
+                let LogicalPlan::Aggregate { aggs, .. } = node else {
+                    return Check::NotApplicable;
+                };
+                match aggs.iter().find_map(|a| StateKind::of(a).err()) {
+                    Some(why) => Check::Rejected(format!("{why}: the hash aggregate answers it")),
+                    None => Check::Applies,
+                }
+            }
             Some(_) => Check::no("the table query already aggregates, orders or limits"),
         }
     }
@@ -66,10 +82,7 @@ impl Rule for AggregateIntoTable {
         let keys: Vec<TExpr> = keys.into_iter().map(|k| k.substitute(&exprs)).collect();
         let aggs: Vec<AggCall> = aggs
             .into_iter()
-            .map(|a| AggCall {
-                arg: a.arg.map(|x| x.substitute(&exprs)),
-                ..a
-            })
+            .map(|a| fold_filter(a.map_exprs(&mut |x| x.substitute(&exprs))))
             .collect();
         t.select = columns
             .iter()
@@ -87,4 +100,27 @@ impl Rule for AggregateIntoTable {
         t.aggregation = Some(Aggregation { keys, aggs });
         Ok(LogicalPlan::TableQuery(t))
     }
+}
+
+/// A call's FILTER moved into its argument (see the module docs).
+fn fold_filter(mut a: AggCall) -> AggCall {
+    let Some(p) = a.filter.take() else {
+        return a;
+    };
+    if a.func == AggFunc::CountStar {
+        a.func = AggFunc::Count;
+        a.args = vec![TExpr::lit(Value::Bool(true), LType::Bool)];
+    }
+    a.args = a
+        .args
+        .into_iter()
+        .map(|x| {
+            let ty = x.ty;
+            TExpr {
+                kind: ExprKind::Case(vec![(p.clone(), x)], None),
+                ty,
+            }
+        })
+        .collect();
+    a
 }

@@ -34,8 +34,7 @@ pub fn counted_column(q: &TableQuery) -> std::result::Result<usize, &'static str
         return Err("HAVING, OFFSET or LIMIT 0");
     }
     let col = call
-        .arg
-        .as_ref()
+        .arg()
         .and_then(|a| a.as_col())
         .ok_or("the argument is not a stored column")?;
     q.table

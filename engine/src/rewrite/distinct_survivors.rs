@@ -1,7 +1,9 @@
-//! `distinct_survivors`: `COUNT(DISTINCT x)` computed only for the groups a
-//! LIMIT returns. A distinct count keys the aggregation by (group, x), many
-//! times the work of the other aggregates. When ORDER BY and HAVING do not
-//! use it, the query first runs without its distinct aggregates to find
+//! `distinct_survivors`: `COUNT(DISTINCT x)` (and every call computed from
+//! each group's distinct values: other DISTINCT calls, `median`, quantiles,
+//! `mode`, ...) computed only for the groups a LIMIT returns. Such a call
+//! keys the aggregation by (group, x), many times the work of the other
+//! aggregates. When ORDER BY and HAVING do not use them, the query first
+//! runs without those aggregates to find
 //! the groups that make the cut; then it runs whole with each key column
 //! restricted to those groups' values.
 //!
@@ -34,7 +36,7 @@ impl Rule for DistinctSurvivors {
         };
         if t.strategies.restriction.is_some()
             || t.strategies.count_distinct_union
-            || !agg.aggs.iter().any(|a| a.distinct)
+            || !agg.aggs.iter().any(|a| a.from_values())
             || t.limit.is_none()
         {
             return Check::NotApplicable;
@@ -50,7 +52,8 @@ impl Rule for DistinctSurvivors {
         let mut check = |e: &TExpr| {
             e.walk(&mut |x| {
                 if let ExprKind::Ref(r) = x.kind {
-                    needs_distinct |= r >= nk && agg.aggs.get(r - nk).is_some_and(|a| a.distinct);
+                    needs_distinct |=
+                        r >= nk && agg.aggs.get(r - nk).is_some_and(|a| a.from_values());
                 }
             })
         };
@@ -59,7 +62,7 @@ impl Rule for DistinctSurvivors {
             check(h);
         }
         if needs_distinct {
-            return Check::no("ORDER BY or HAVING uses a distinct count");
+            return Check::no("ORDER BY or HAVING uses an aggregate of distinct values");
         }
         Check::Applies
     }

@@ -126,7 +126,7 @@ fn prune(plan: LogicalPlan, needed: &[bool]) -> (LogicalPlan, Mapping) {
                 let keep = needed.get(nk + i).copied().unwrap_or(true)
                     || (nk == 0 && i == 0 && !needed.iter().any(|&x| x));
                 if keep {
-                    if let Some(x) = &a.arg {
+                    for x in a.exprs() {
                         mark(x, &mut need, 0);
                     }
                     m.push(Some(nk + kept_aggs.len()));
@@ -141,10 +141,7 @@ fn prune(plan: LogicalPlan, needed: &[bool]) -> (LogicalPlan, Mapping) {
             let keys = keys.into_iter().map(|k| remap(k, &im)).collect();
             let aggs = kept_aggs
                 .into_iter()
-                .map(|mut a| {
-                    a.arg = a.arg.map(|x| remap(x, &im));
-                    a
-                })
+                .map(|a| a.map_exprs(&mut |x| remap(x, &im)))
                 .collect();
             (
                 LogicalPlan::Aggregate {

@@ -13,7 +13,9 @@ pub mod top_count;
 use rayon::prelude::*;
 use strata_format::Table;
 
+use crate::agg::from_values::{fill, KeyRuns};
 use crate::agg::group::{build_block, GroupSpec};
+use crate::agg::layout::AggSlot;
 use crate::agg::merge::{merge_all, Groups, Pool};
 use crate::agg::output::{GroupRows, SlotInputs};
 use crate::agg::plan::{plan_agg, AggPlan};
@@ -136,9 +138,9 @@ fn run_pass(spec: &GroupSpec, plan: &Plan, table: &Table, pool: &Pool) -> Result
     Ok(merged)
 }
 
-/// Collapses groups keyed by (base key, distinct value) into base-key
-/// groups, counting the non-NULL distinct values into the states of the
-/// aggregates counting that argument.
+/// Collapses groups keyed by (base key, argument value) into base-key
+/// groups, filling the states of the calls computed from the argument's
+/// distinct values (see [`crate::agg::from_values`]).
 fn collapse(
     groups: Groups,
     spec: &GroupSpec,
@@ -149,37 +151,47 @@ fn collapse(
     let kb = spec.parts.get(base_parts).map_or(spec.kw, |p| p.off);
     let last = spec.parts.get(base_parts);
     let nullable = last.is_some_and(|p| p.nullable);
-    let targets: Vec<usize> = spec
+    let two_words = last.is_some_and(|p| p.value_words() == 2);
+    let vo = kb + usize::from(nullable);
+    let targets: Vec<&AggSlot> = spec
         .layout
         .slots
         .iter()
-        .filter(|s| s.call.distinct && s.call.arg.as_ref() == Some(arg))
-        .map(|s| s.off)
+        .filter(|s| s.call.from_values() && s.call.arg() == Some(arg))
         .collect();
     let stride_out = kb + spec.layout.words;
     let mut out = Groups::new(kb, stride_out);
     let mut cur: Vec<u64> = Vec::new();
-    for r in groups.rows() {
-        let is_null = nullable && r[kb] == 1;
-        if cur.is_empty() || cur[..kb] != r[..kb] {
-            if !cur.is_empty() {
-                out.push(&cur, pool);
+    let mut runs = KeyRuns::default();
+    let flush = |cur: &mut Vec<u64>, runs: &mut KeyRuns, out: &mut Groups| {
+        if !cur.is_empty() {
+            for t in &targets {
+                fill(t, &mut cur[kb..], runs);
             }
+            out.push(cur, pool);
+        }
+        runs.clear();
+    };
+    for r in groups.rows() {
+        if cur.is_empty() || cur[..kb] != r[..kb] {
+            flush(&mut cur, &mut runs, &mut out);
             cur.clear();
             cur.extend_from_slice(&r[..kb]);
             cur.extend_from_slice(&r[spec.kw..]);
         } else {
             spec.layout.combine(&mut cur[kb..], &r[spec.kw..]);
         }
-        if !is_null {
-            for &t in &targets {
-                cur[kb + t] += 1;
-            }
+        if !(nullable && r[kb] == 1) {
+            let key = if two_words {
+                u128::from(r[vo]) << 64 | u128::from(r[vo + 1])
+            } else {
+                u128::from(r[vo])
+            };
+            runs.keys.push(key);
+            runs.counts.push(r[spec.kw]);
         }
     }
-    if !cur.is_empty() {
-        out.push(&cur, pool);
-    }
+    flush(&mut cur, &mut runs, &mut out);
     pool.give(groups.pieces);
     out
 }
@@ -214,20 +226,20 @@ pub(crate) fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryR
         if g.len() != main.len() {
             return internal("distinct passes disagree on the groups");
         }
-        let offs: Vec<usize> = spec
+        let offs: Vec<(usize, usize)> = spec
             .layout
             .slots
             .iter()
-            .filter(|s| s.call.distinct && s.call.arg.as_ref() == Some(arg))
-            .map(|s| s.off)
+            .filter(|s| s.call.from_values() && s.call.arg() == Some(arg))
+            .map(|s| (kb + s.off, kb + s.off + s.kind.words()))
             .collect();
         let stride = main.stride;
         let mut other = g.rows();
         for p in &mut main.pieces {
             for r in p.chunks_exact_mut(stride) {
                 if let Some(o) = other.next() {
-                    for &off in &offs {
-                        r[kb + off] = o[kb + off];
+                    for &(from, to) in &offs {
+                        r[from..to].copy_from_slice(&o[from..to]);
                     }
                 }
             }

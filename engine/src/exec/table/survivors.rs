@@ -4,7 +4,7 @@
 
 use strata_format::{string_hash, Table};
 
-use crate::agg::func::{AggCall, AggFunc};
+use crate::agg::func::AggCall;
 use crate::agg::plan::plan_agg;
 use crate::error::Result;
 use crate::exec::table::{run_agg, Plan};
@@ -31,13 +31,8 @@ pub fn restriction(plan: &Plan, table: &Table) -> Result<Option<Pred>> {
         return Ok(None);
     };
     for a in &mut fa.aggs {
-        if a.distinct {
-            *a = AggCall {
-                func: AggFunc::CountStar,
-                arg: None,
-                distinct: false,
-                ty: LType::Int64,
-            };
+        if a.from_values() {
+            *a = AggCall::count_star();
         }
     }
     fq.select = agg

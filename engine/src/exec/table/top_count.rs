@@ -27,7 +27,7 @@
 use rayon::prelude::*;
 use strata_format::Table;
 
-use crate::agg::func::{AggCall, AggFunc};
+use crate::agg::func::AggCall;
 use crate::agg::plan::plan_agg;
 use crate::error::Result;
 use crate::exec::table::count_distinct::{key_ranges, merge_in_pairs};
@@ -363,12 +363,7 @@ fn kth_count(plan: &Plan, table: &Table, s: &Shape, keys: &[u128]) -> Result<Opt
     let Some(fa) = fq.aggregation.as_mut() else {
         return Ok(None);
     };
-    fa.aggs = vec![AggCall {
-        func: AggFunc::CountStar,
-        arg: None,
-        distinct: false,
-        ty: LType::Int64,
-    }];
+    fa.aggs = vec![AggCall::count_star()];
     let count = TExpr {
         kind: ExprKind::Ref(fa.keys.len()),
         ty: LType::Int64,

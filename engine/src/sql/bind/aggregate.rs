@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use super::expr::ExprBinder;
 use super::function::func_name;
 use crate::agg::func::{AggCall, AggFunc};
-use crate::error::{invalid, unsupported, Result};
+use crate::error::{invalid, Result};
 use crate::expr::{ExprKind, TExpr};
 use crate::value::{LType, Value};
 
@@ -22,42 +22,20 @@ pub(crate) struct AggCtx {
 }
 
 impl ExprBinder<'_> {
-    /// `name(args)` of aggregate function `func`: its call joins the
-    /// context's aggregates; the expression is a reference to its slot.
+    /// `f`, a call of aggregate function `func` named `name` (bound by
+    /// [`ExprBinder::bind_agg_call`]): its call joins the context's
+    /// aggregates; the expression is a reference to its slot.
     pub(crate) fn aggregate_call(
         &mut self,
         name: &str,
         func: AggFunc,
-        args: &[Option<SqlExpr>],
-        distinct: bool,
+        f: &sql::Function,
     ) -> Result<TExpr> {
         if self.aggs.is_none() {
             return invalid(format!("aggregate {name}() is not allowed here"));
         }
-        let (func, arg) = match (func, args) {
-            (AggFunc::Count, [None] | []) if !distinct => (AggFunc::CountStar, None),
-            (func, [Some(e)]) => {
-                if contains_agg(e) {
-                    return invalid("aggregate functions cannot be nested");
-                }
-                // The argument is bound where aggregates are not allowed.
-                let outer = self.aggs.take();
-                let arg = self.expr(e);
-                self.aggs = outer;
-                (func, Some(arg?))
-            }
-            _ => return invalid(format!("{name}() takes one argument")),
-        };
-        if distinct && func != AggFunc::Count {
-            return unsupported(format!("{name}(DISTINCT ...)"));
-        }
-        let ty = func.result_type(arg.as_ref().map_or(LType::Null, |a| a.ty))?;
-        let call = AggCall {
-            func,
-            arg,
-            distinct,
-            ty,
-        };
+        let call = self.bind_agg_call(name, func, f)?;
+        let ty = call.ty;
         let ctx = self
             .aggs
             .as_mut()
@@ -85,9 +63,11 @@ pub(crate) fn contains_agg(e: &SqlExpr) -> bool {
     })
 }
 
-/// Replaces every subtree equal to a group key by a reference to it.
+/// Replaces every subtree equal to a group key by a reference to it
+/// (constants too, as DuckDB does: under ROLLUP a constant key is NULL
+/// where its set leaves it out, and so is every equal constant).
 pub(crate) fn replace_keys(mut e: TExpr, keys: &[TExpr]) -> TExpr {
-    if !matches!(e.kind, ExprKind::Lit(_) | ExprKind::Ref(_)) {
+    if !matches!(e.kind, ExprKind::Ref(_)) {
         if let Some(k) = keys.iter().position(|k| *k == e) {
             return TExpr {
                 kind: ExprKind::Ref(k),

@@ -711,8 +711,14 @@ impl<'a> ExprBinder<'a> {
         if let Some(e) = decimal_arith(op, &l, &r)? {
             return e.with(l, r);
         }
+        // `/` gives DOUBLE, or FLOAT where a FLOAT meets no DOUBLE (DuckDB).
+        let float_div = |a: LType, b: LType| a == LType::Float && b != LType::Double;
         let ty = if op == ArithOp::Div {
-            LType::Double
+            if float_div(l.ty, r.ty) || float_div(r.ty, l.ty) {
+                LType::Float
+            } else {
+                LType::Double
+            }
         } else {
             let typing = |e: &TExpr, literal: bool| TExpr {
                 kind: if literal || e.as_lit().is_none() {

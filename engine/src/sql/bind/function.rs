@@ -29,6 +29,9 @@ impl ExprBinder<'_> {
         if f.over.is_some() {
             return unsupported(format!("window functions ({name}() OVER ...)"));
         }
+        if let Some(func) = AggFunc::from_name(&name) {
+            return self.aggregate_call(&name, func, f);
+        }
         if f.filter.is_some() || !f.within_group.is_empty() || f.null_treatment.is_some() {
             return unsupported(format!("{name}() with FILTER / WITHIN GROUP / NULLS"));
         }
@@ -58,9 +61,6 @@ impl ExprBinder<'_> {
                 (out, distinct)
             }
         };
-        if let Some(func) = AggFunc::from_name(&name) {
-            return self.aggregate_call(&name, func, &args, distinct);
-        }
         if distinct {
             return unsupported(format!("{name}(DISTINCT ...)"));
         }

@@ -14,12 +14,14 @@
 //! - [`expr`], [`function`], [`aggregate`]: expressions; [`coerce`] and
 //!   [`literal`]: types; [`scope`]: name resolution.
 
+pub mod agg_call;
 pub mod aggregate;
 pub mod coerce;
 mod empty_range;
 pub mod expr;
 pub mod from;
 pub mod function;
+pub mod grouping_sets;
 pub mod literal;
 pub mod query;
 pub mod scalar_fns;
@@ -36,7 +38,7 @@ use strata_format::Table;
 
 use crate::catalog::Catalog;
 use crate::error::{invalid, Result};
-use crate::plan::{Column, Cte, Query};
+use crate::plan::{Column, Cte, LogicalPlan, Query};
 use crate::sql::table_ref::TableRef;
 use scope::Scope;
 
@@ -121,6 +123,30 @@ impl<'c> Binder<'c> {
             },
             state.heads_used,
         ))
+    }
+
+    /// Adds a CTE to the query, returning its number.
+    fn add_cte(&self, name: &str, plan: LogicalPlan) -> usize {
+        let mut st = self.state.borrow_mut();
+        let id = st.ctes.len();
+        st.ctes.push(Cte {
+            id,
+            name: name.to_string(),
+            plan,
+        });
+        id
+    }
+
+    /// Registers `plan` as a CTE of the query (computed once however
+    /// often it is referred to) and returns a reference to it.
+    pub(crate) fn share(&self, plan: LogicalPlan, name: &str) -> LogicalPlan {
+        let columns = plan.columns();
+        let id = self.add_cte(name, plan);
+        LogicalPlan::CteRef {
+            id,
+            name: name.to_string(),
+            columns,
+        }
     }
 
     /// Opens a table (once per query for each reference and head size).

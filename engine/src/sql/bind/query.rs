@@ -11,7 +11,7 @@ use super::scope::Scope;
 use super::{Binder, CteBinding};
 use crate::error::{invalid, unsupported, EngineError, Result};
 use crate::expr::{ExprKind, TExpr};
-use crate::plan::{Column, Cte, LogicalPlan, OrderKey, SetOpKind};
+use crate::plan::{Column, LogicalPlan, OrderKey, SetOpKind};
 use crate::value::{LType, Value};
 
 /// A query's LIMIT and OFFSET.
@@ -93,6 +93,10 @@ pub(crate) fn order_key(expr: TExpr, o: &sql::OrderByExpr) -> Result<OrderKey> {
 pub(crate) fn ordinal(e: &SqlExpr, n: usize, what: &str) -> Result<Option<usize>> {
     if let SqlExpr::Value(v) = e {
         if let sql::Value::Number(text, _) = &v.value {
+            // A fraction in GROUP BY is a constant key, as in DuckDB.
+            if what == "GROUP BY" && text.contains(['.', 'e', 'E']) {
+                return Ok(None);
+            }
             let i: usize = text
                 .parse()
                 .map_err(|_| EngineError::Invalid(format!("bad {what} position {text}")))?;
@@ -188,14 +192,11 @@ impl Binder<'_> {
             for c in &mut columns {
                 c.qualifier = Some(name.clone());
             }
-            let mut st = self.state.borrow_mut();
-            let id = st.ctes.len();
-            st.ctes.push(Cte {
-                id,
-                name: name.clone(),
-                plan,
-            });
-            st.visible.push(CteBinding { name, id, columns });
+            let id = self.add_cte(&name, plan);
+            self.state
+                .borrow_mut()
+                .visible
+                .push(CteBinding { name, id, columns });
         }
         Ok(())
     }

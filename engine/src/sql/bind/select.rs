@@ -13,11 +13,13 @@ use sqlparser::ast::{self as sql, Expr as SqlExpr};
 
 use super::aggregate::{contains_agg, contains_window, replace_keys, AggCtx};
 use super::expr::ExprBinder;
+use super::grouping_sets;
 use super::query::{order_key, order_options, ordinal, Limits, OrderSpec};
 use super::scope::Scope;
 use super::star::{self, expr_name, Item, ItemExpr};
 use super::subquery::{attach, replace_placeholders, BoundSubquery, SubqueryKind};
 use super::Binder;
+use crate::agg::func::AggCall;
 use crate::error::{invalid, unsupported, EngineError, Result};
 use crate::expr::{ExprKind, TExpr};
 use crate::plan::display::show;
@@ -106,11 +108,12 @@ impl Binder<'_> {
             }
             sql::GroupByExpr::Expressions(v, mods) => {
                 if !mods.is_empty() {
-                    return unsupported("GROUP BY ROLLUP / CUBE / GROUPING SETS");
+                    return unsupported("GROUP BY ... WITH ROLLUP / CUBE / TOTALS");
                 }
                 (v, false)
             }
         };
+        let (group_exprs, sets) = grouping_sets::expand(group_exprs)?;
         let is_agg = !group_exprs.is_empty()
             || group_all
             || sel.having.is_some()
@@ -161,6 +164,7 @@ impl Binder<'_> {
         } else {
             // Group keys over the FROM scope.
             let mut keys: Vec<TExpr> = Vec::new();
+            let mut key_pos: Vec<usize> = Vec::new();
             let key_sources: Vec<KeySource> = if group_all {
                 items
                     .iter()
@@ -169,7 +173,7 @@ impl Binder<'_> {
                     .collect()
             } else {
                 let mut v = Vec::new();
-                for g in group_exprs {
+                for &g in &group_exprs {
                     v.push(match ordinal(g, items.len(), "GROUP BY")? {
                         Some(i) => KeySource::Item(&items[i]),
                         None => match ident_of(g) {
@@ -210,10 +214,19 @@ impl Binder<'_> {
                         b.expr(e)?
                     }
                 };
-                if !keys.contains(&k) {
-                    keys.push(k);
+                match keys.iter().position(|x| *x == k) {
+                    Some(i) => key_pos.push(i),
+                    None => {
+                        key_pos.push(keys.len());
+                        keys.push(k);
+                    }
                 }
             }
+            let sets: Option<Vec<Vec<usize>>> = sets.map(|sets| {
+                sets.into_iter()
+                    .map(|s| s.into_iter().map(|i| key_pos[i]).collect())
+                    .collect()
+            });
             // Items, HAVING and ORDER BY over the aggregation's slots.
             let mut b = ExprBinder::new(&scope)
                 .with_aliases(&aliases)
@@ -244,7 +257,7 @@ impl Binder<'_> {
                     over_groups(x, &keys, &scope)
                 })?;
             }
-            let mut aggs = b.aggs.take().map(|c| c.aggs).unwrap_or_default();
+            let aggs = b.aggs.take().map(|c| c.aggs).unwrap_or_default();
             // Subqueries inside aggregate arguments join the input rows;
             // the others (uncorrelated) join the groups.
             let subs = std::mem::take(&mut b.subqueries);
@@ -261,28 +274,28 @@ impl Binder<'_> {
             for (i, e) in pre_idx.into_iter().zip(pre_repl) {
                 repl[i] = e;
             }
-            for a in &mut aggs {
-                a.arg = a.arg.take().map(|x| replace_placeholders(x, &repl));
-            }
-            let name = |i: usize| scope.columns[i].name.clone();
+            let aggs: Vec<AggCall> = aggs
+                .into_iter()
+                .map(|a| a.map_exprs(&mut |x| replace_placeholders(x, &repl)))
+                .collect();
+            // Subqueries in aggregate arguments add input columns.
+            let name = |i: usize| {
+                scope
+                    .columns
+                    .get(i)
+                    .map_or_else(|| format!("#{i}"), |c| c.name.clone())
+            };
             let mut columns: Vec<Column> = keys
                 .iter()
                 .map(|k| Column::new(show(k, &name, &|s| format!("@{s}")), k.ty))
                 .collect();
             columns.extend(aggs.iter().map(|a| {
-                let arg = a
-                    .arg
-                    .as_ref()
-                    .map_or("*".to_string(), |x| show(x, &name, &|s| format!("@{s}")));
-                let d = if a.distinct { "DISTINCT " } else { "" };
-                Column::new(format!("{}({d}{arg})", a.func.name()), a.ty)
+                let text = a.show(&|x| show(x, &name, &|s| format!("@{s}")));
+                Column::new(text, a.ty)
             }));
-            plan = LogicalPlan::Aggregate {
-                input: plan.boxed(),
-                keys,
-                aggs,
-                columns,
-            };
+            plan = grouping_sets::grouping_plan(plan, keys, aggs, columns, sets, &|p| {
+                self.share(p, "grouping sets input")
+            })?;
             let (post_idx, mut post_subs): (Vec<usize>, Vec<BoundSubquery>) =
                 post.into_iter().unzip();
             if post_subs.iter().any(|s| !s.outer.is_empty()) {

@@ -19,7 +19,6 @@
 //! row without rows (0 for COUNT, else NULL) is the join's default.
 
 use super::literal::fold;
-use crate::agg::func::AggFunc;
 use crate::error::{unsupported, Result};
 use crate::expr::{conjunction, conjuncts, CmpOp, ExprKind, TExpr};
 use crate::plan::{Column, JoinKind, LogicalPlan};
@@ -83,9 +82,7 @@ fn plan_has_outer(p: &LogicalPlan) -> bool {
             LogicalPlan::Project { exprs, .. } => exprs.iter().for_each(&mut look),
             LogicalPlan::Aggregate { keys, aggs, .. } => {
                 keys.iter().for_each(&mut look);
-                aggs.iter()
-                    .filter_map(|a| a.arg.as_ref())
-                    .for_each(&mut look);
+                aggs.iter().flat_map(|a| a.exprs()).for_each(&mut look);
             }
             LogicalPlan::Sort { keys, .. } => keys.iter().for_each(|k| look(&k.expr)),
             LogicalPlan::DistinctOn { on, order, .. } => {
@@ -252,7 +249,7 @@ fn correlated(plan: LogicalPlan, s: BoundSubquery, width: usize) -> Result<(Logi
             else {
                 return shape_error();
             };
-            if plan_has_outer(&from) || aggs.iter().filter_map(|a| a.arg.as_ref()).any(has_outer) {
+            if plan_has_outer(&from) || aggs.iter().flat_map(|a| a.exprs()).any(has_outer) {
                 return shape_error();
             }
             let _ = columns;
@@ -406,10 +403,7 @@ fn correlated_aggregate(
     // The value over no rows: COUNT is 0, every other aggregate NULL.
     let empty: Vec<TExpr> = aggs
         .iter()
-        .map(|a| match a.func {
-            AggFunc::CountStar | AggFunc::Count => TExpr::lit(Value::Int(0), a.ty),
-            _ => TExpr::lit(Value::Null, a.ty),
-        })
+        .map(|a| TExpr::lit(a.func.empty_value(), a.ty))
         .collect();
     let default = fold(value.clone().substitute(&empty))?;
     let default = default.as_lit().cloned().unwrap_or(Value::Null);
