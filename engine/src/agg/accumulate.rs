@@ -15,7 +15,7 @@ use crate::agg::func::AggCall;
 use crate::error::{invalid, Result};
 use crate::expr::order::{sort_indices, SortKey};
 use crate::scan::filter::truth_of;
-use crate::value::{Data, Vector};
+use crate::value::{Data, LType, Vector};
 
 /// A value as a hashable grouping key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

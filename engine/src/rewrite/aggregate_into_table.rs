@@ -41,7 +41,7 @@ impl Rule for AggregateIntoTable {
         let interval = keys.iter().any(|k| k.ty == LType::Interval)
             || aggs
                 .iter()
-                .any(|a| a.arg.as_ref().is_some_and(|x| x.ty == LType::Interval));
+                .any(|a| a.args.iter().any(|x| x.ty == LType::Interval));
         if interval {
             return Check::no("INTERVAL keys or arguments stay in the hash aggregation");
         }

@@ -80,8 +80,13 @@ impl AggSplit {
             states.len() - 1
         };
         for a in aggs {
+            if !a.is_plain() || !matches!(a.param, crate::agg::func::AggParam::None) {
+                return Err(EngineError::NotSplittable(format!(
+                    "{a} (FILTER, ORDER BY or a parameter inside an aggregate call)"
+                )));
+            }
             if a.distinct {
-                let (AggFunc::Count, Some(arg)) = (a.func, &a.arg) else {
+                let (AggFunc::Count, Some(arg)) = (a.func, a.arg()) else {
                     return Err(EngineError::NotSplittable(format!(
                         "{}(DISTINCT ...) has no mergeable state",
                         a.func.name()
@@ -105,23 +110,23 @@ impl AggSplit {
                 AggFunc::Min => Finish::Same(state(a.clone(), Merge::Min)),
                 AggFunc::Max => Finish::Same(state(a.clone(), Merge::Max)),
                 AggFunc::Avg => {
-                    let arg_ty = a.arg.as_ref().map_or(LType::Null, |x| x.ty);
-                    let sum = AggCall {
-                        func: AggFunc::Sum,
-                        arg: a.arg.clone(),
-                        distinct: false,
-                        ty: AggFunc::Sum.result_type(arg_ty)?,
-                    };
-                    let count = AggCall {
-                        func: AggFunc::Count,
-                        arg: a.arg.clone(),
-                        distinct: false,
-                        ty: LType::Int64,
-                    };
+                    let arg_ty = a.arg().map_or(LType::Null, |x| x.ty);
+                    let sum = AggCall::new(
+                        AggFunc::Sum,
+                        a.args.clone(),
+                        result_type(AggFunc::Sum, arg_ty)?,
+                    );
+                    let count = AggCall::new(AggFunc::Count, a.args.clone(), LType::Int64);
                     Finish::Avg {
                         sum: state(sum, Merge::Sum),
                         count: state(count, Merge::Count),
                     }
+                }
+                other => {
+                    return Err(EngineError::NotSplittable(format!(
+                        "{}() has no mergeable state in split plans yet",
+                        other.name()
+                    )))
                 }
             });
         }
@@ -180,22 +185,15 @@ impl AggSplit {
                 Merge::Min => AggFunc::Min,
                 Merge::Max => AggFunc::Max,
             };
-            let ty = func.result_type(call.ty)?;
-            aggs.push(AggCall {
-                func,
-                arg: Some(arg),
-                distinct: false,
-                ty,
-            });
+            let ty = result_type(func, call.ty)?;
+            aggs.push(AggCall::new(func, vec![arg], ty));
         }
         if distinct {
             for i in 0..self.distinct.len() {
-                aggs.push(AggCall {
-                    func: AggFunc::Count,
-                    arg: Some(col(self.keys + i)),
-                    distinct: true,
-                    ty: LType::Int64,
-                });
+                let mut count =
+                    AggCall::new(AggFunc::Count, vec![col(self.keys + i)], LType::Int64);
+                count.distinct = true;
+                aggs.push(count);
             }
         }
         let mut columns: Vec<Column> = cols[..keys].to_vec();
@@ -290,17 +288,29 @@ fn zero_if_null(e: TExpr) -> TExpr {
     }
 }
 
+/// The result type of `func` over one argument of type `arg`.
+fn result_type(func: AggFunc, arg: LType) -> Result<LType> {
+    let probe = TExpr {
+        kind: crate::expr::ExprKind::Col(0),
+        ty: arg,
+    };
+    let cast = |e: TExpr, ty: LType| {
+        Ok(TExpr {
+            kind: crate::expr::ExprKind::Cast(Box::new(e)),
+            ty,
+        })
+    };
+    Ok(func.signature(vec![probe], &cast)?.1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn call(func: AggFunc, arg: Option<TExpr>, distinct: bool, ty: LType) -> AggCall {
-        AggCall {
-            func,
-            arg,
-            distinct,
-            ty,
-        }
+        let mut c = AggCall::new(func, arg.into_iter().collect(), ty);
+        c.distinct = distinct;
+        c
     }
 
     #[test]
