@@ -272,6 +272,11 @@ impl Engine {
                     "EXPLAIN (the plan of a split query is explain_split's)".into(),
                 ))
             }
+            Statement::Inspect(_) => {
+                return Err(EngineError::NotSplittable(
+                    "DESCRIBE, SHOW and SUMMARIZE (they read schemas, not blocks)".into(),
+                ))
+            }
         };
         if !params.is_empty() || sql.contains(['?', '$']) {
             sql::params::substitute(&mut q, params)?;

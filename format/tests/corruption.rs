@@ -178,7 +178,6 @@ fn fields_new_in_a_version_are_errors_in_earlier_ones() {
     // versions 1 and 2 need the map and raw values.
     assert!(decode(&written, 3).is_ok());
     assert!(decode(&written, 2).is_err());
-    let mut written = written;
     for (i, c) in written.chunks.iter_mut().enumerate() {
         match i % 3 {
             1 => c.sections[Section::StrToHash as usize] = c.sections[Section::HashToStr as usize],
