@@ -20,6 +20,7 @@ pub mod expr;
 pub mod from;
 pub mod function;
 pub mod literal;
+pub mod never_true;
 pub mod query;
 pub mod scalar_fns;
 pub mod schema_tables;

@@ -13,6 +13,7 @@ use sqlparser::ast::{self as sql, Expr as SqlExpr};
 
 use super::aggregate::{contains_agg, contains_window, replace_keys, AggCtx};
 use super::expr::ExprBinder;
+use super::never_true::never_true;
 use super::query::{order_key, order_options, ordinal, Limits, OrderSpec};
 use super::scope::Scope;
 use super::star::{self, expr_name, Item, ItemExpr};
@@ -22,6 +23,7 @@ use crate::error::{invalid, unsupported, EngineError, Result};
 use crate::expr::{ExprKind, TExpr};
 use crate::plan::display::show;
 use crate::plan::{Column, LogicalPlan, OrderKey};
+use crate::value::{LType, Value};
 
 /// Subqueries with their placeholder numbers.
 type Numbered = Vec<(usize, BoundSubquery)>;
@@ -128,9 +130,14 @@ impl Binder<'_> {
             let e = b.expr(w)?;
             let predicate = b.expect_bool(e, "WHERE")?;
             let (p, repl) = attach(plan, std::mem::take(&mut b.subqueries))?;
+            let predicate = replace_placeholders(predicate, &repl);
             plan = LogicalPlan::Filter {
                 input: p.boxed(),
-                predicate: replace_placeholders(predicate, &repl),
+                predicate: if never_true(&predicate) {
+                    TExpr::lit(Value::Bool(false), LType::Bool)
+                } else {
+                    predicate
+                },
             };
         }
 
@@ -274,6 +281,13 @@ impl Binder<'_> {
                 let d = if a.distinct { "DISTINCT " } else { "" };
                 Column::new(format!("{}({d}{arg})", a.func.name()), a.ty)
             }));
+            if having.as_ref().is_some_and(never_true) {
+                // No group passes: no input row is needed.
+                plan = LogicalPlan::Filter {
+                    input: plan.boxed(),
+                    predicate: TExpr::lit(Value::Bool(false), LType::Bool),
+                };
+            }
             plan = LogicalPlan::Aggregate {
                 input: plan.boxed(),
                 keys,
