@@ -16,6 +16,8 @@ Protocol: one JSON object per line on stdin, one JSON reply per line on stdout.
       floats as repr() or nan/inf/-inf, dates as days since 1970-01-01, timestamps as
       microseconds since 1970-01-01, strings as they are, anything else as str().
       A failing query: {"ok": false, "error": MESSAGE, "class": EXCEPTION_CLASS}.
+      With "unoptimized": true the query runs with DuckDB's optimizer off (which
+      otherwise folds away expressions it can prove unneeded, errors and all).
   {"op": "version"}
       Reply: {"ok": true, "version": duckdb.__version__}.
 
@@ -126,6 +128,14 @@ def load(con, req):
 
 
 def query(con, req):
+    if req.get("unoptimized"):
+        con.execute("PRAGMA disable_optimizer")
+        try:
+            cur = con.execute(req["sql"])
+            rows = cur.fetchall()
+        finally:
+            con.execute("PRAGMA enable_optimizer")
+        return {"ok": True, "rows": len(rows)}
     cur = con.execute(req["sql"])
     desc = cur.description or []
     names = [d[0] for d in desc]

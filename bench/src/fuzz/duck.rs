@@ -187,7 +187,25 @@ impl Duck {
     /// Runs `sql`.
     pub fn query(&mut self, sql: &str) -> Result<DuckAnswer> {
         let req = format!("{{\"op\": \"query\", \"sql\": {}}}", json::quote(sql));
-        let reply = match self.request(&req) {
+        self.run(&req)
+    }
+
+    /// Whether `sql` fails with DuckDB's optimizer off, i.e. when every
+    /// expression is evaluated (`None`: no answer in time).
+    pub fn fails_unoptimized(&mut self, sql: &str) -> Result<Option<bool>> {
+        let req = format!(
+            "{{\"op\": \"query\", \"unoptimized\": true, \"sql\": {}}}",
+            json::quote(sql)
+        );
+        Ok(match self.run(&req)? {
+            DuckAnswer::Timeout => None,
+            DuckAnswer::Error { .. } => Some(true),
+            DuckAnswer::Rows { .. } => Some(false),
+        })
+    }
+
+    fn run(&mut self, req: &str) -> Result<DuckAnswer> {
+        let reply = match self.request(req) {
             Err(e) if e.is::<TimedOut>() => {
                 self.restart()?;
                 return Ok(DuckAnswer::Timeout);

@@ -60,7 +60,7 @@ fn decimal_shape(t: LType) -> Option<(u8, u8)> {
         LType::Int8 | LType::UInt8 => (3, 0),
         LType::Int16 | LType::UInt16 => (5, 0),
         LType::Int32 | LType::UInt32 => (10, 0),
-        LType::Int64 => (18, 0),
+        LType::Int64 => (19, 0),
         LType::UInt64 => (20, 0),
         LType::HugeInt => (38, 0),
         _ => return None,

@@ -686,21 +686,27 @@ impl<'a> ExprBinder<'a> {
         // Date arithmetic: DATE +/- integer days, DATE - DATE.
         if l.ty == LType::Date || r.ty == LType::Date {
             return match (op, l.ty, r.ty) {
-                (ArithOp::Add | ArithOp::Sub, LType::Date, t) if t.is_integer() => {
+                (ArithOp::Add | ArithOp::Sub, LType::Date, t)
+                    if t.is_integer() || t == LType::Null =>
+                {
                     let r = cast_to(r, LType::Int64)?;
                     Ok(TExpr {
                         kind: ExprKind::Arith(op, Box::new(l), Box::new(r)),
                         ty: LType::Date,
                     })
                 }
-                (ArithOp::Add, t, LType::Date) if t.is_integer() => {
+                (ArithOp::Add, t, LType::Date) if t.is_integer() || t == LType::Null => {
                     let l = cast_to(l, LType::Int64)?;
                     Ok(TExpr {
                         kind: ExprKind::Arith(op, Box::new(r), Box::new(l)),
                         ty: LType::Date,
                     })
                 }
-                // Days between: DATEs are day numbers, subtracted as BIGINTs.
+                // Days between: DATEs are day numbers, subtracted as BIGINTs
+                // (an untyped NULL minus a DATE is a BIGINT NULL too).
+                (ArithOp::Sub, LType::Null, LType::Date) => {
+                    Ok(TExpr::lit(Value::Null, LType::Int64))
+                }
                 (ArithOp::Sub, LType::Date, LType::Date) => Ok(TExpr {
                     kind: ExprKind::Arith(op, Box::new(l), Box::new(r)),
                     ty: LType::Int64,
@@ -711,10 +717,11 @@ impl<'a> ExprBinder<'a> {
         if let Some(e) = decimal_arith(op, &l, &r)? {
             return e.with(l, r);
         }
-        // `/` gives DOUBLE, or FLOAT where a FLOAT meets no DOUBLE (DuckDB).
-        let float_div = |a: LType, b: LType| a == LType::Float && b != LType::Double;
+        let float = |t: LType| t == LType::Float;
         let ty = if op == ArithOp::Div {
-            if float_div(l.ty, r.ty) || float_div(r.ty, l.ty) {
+            // A FLOAT divided by anything but a DOUBLE stays FLOAT.
+            let (lt, rt) = (l.ty, r.ty);
+            if (float(lt) && rt != LType::Double) || (float(rt) && lt != LType::Double) {
                 LType::Float
             } else {
                 LType::Double
@@ -743,6 +750,11 @@ impl<'a> ExprBinder<'a> {
 
     fn compare(&mut self, op: CmpOp, l: TExpr, r: TExpr) -> Result<TExpr> {
         let ty = common_type(&l, &r)?;
+        // A comparison with a NULL constant is NULL whatever the other side
+        // (which, as in DuckDB, is then never evaluated and cannot fail).
+        if [&l, &r].iter().any(|x| x.as_lit() == Some(&Value::Null)) {
+            return Ok(TExpr::lit(Value::Null, LType::Bool));
+        }
         let (l, r) = (cast_to(l, ty)?, cast_to(r, ty)?);
         Ok(TExpr {
             kind: ExprKind::Cmp(op, Box::new(l), Box::new(r)),

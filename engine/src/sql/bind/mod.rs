@@ -17,12 +17,12 @@
 pub mod agg_call;
 pub mod aggregate;
 pub mod coerce;
-mod empty_range;
 pub mod expr;
 pub mod from;
 pub mod function;
 pub mod grouping_sets;
 pub mod literal;
+pub mod never_true;
 pub mod query;
 pub mod scalar_fns;
 pub mod schema_tables;

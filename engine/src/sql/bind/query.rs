@@ -89,23 +89,21 @@ pub(crate) fn order_key(expr: TExpr, o: &sql::OrderByExpr) -> Result<OrderKey> {
 }
 
 /// A 1-based position written as an integer literal (`ORDER BY 2`), checked
-/// against `n` items.
+/// against `n` items. As in DuckDB, only a literal that is a BIGINT is a
+/// position: `GROUP BY 0.5` or `GROUP BY 18446744073709551615` group by a
+/// constant.
 pub(crate) fn ordinal(e: &SqlExpr, n: usize, what: &str) -> Result<Option<usize>> {
     if let SqlExpr::Value(v) = e {
         if let sql::Value::Number(text, _) = &v.value {
-            // A fraction in GROUP BY is a constant key, as in DuckDB.
-            if what == "GROUP BY" && text.contains(['.', 'e', 'E']) {
+            let Ok(i) = text.parse::<i64>() else {
                 return Ok(None);
-            }
-            let i: usize = text
-                .parse()
-                .map_err(|_| EngineError::Invalid(format!("bad {what} position {text}")))?;
-            if i == 0 || i > n {
+            };
+            if i <= 0 || i as u64 > n as u64 {
                 return invalid(format!(
                     "{what} position {i} is not in the select list (1..{n})"
                 ));
             }
-            return Ok(Some(i - 1));
+            return Ok(Some(i as usize - 1));
         }
     }
     Ok(None)

@@ -124,6 +124,14 @@ pub(crate) fn regex_op(x: TExpr, p: TExpr, ci: bool, negated: bool, full: bool) 
 pub(crate) fn time_arith(op: ArithOp, l: TExpr, r: TExpr) -> Result<Option<TExpr>> {
     use LType as T;
     let (lt, rt) = (l.ty, r.ty);
+    // A TIMESTAMP and an untyped NULL: NULL of the type DuckDB gives.
+    let null = |ty| Ok(Some(TExpr::lit(Value::Null, ty)));
+    match (op, lt, rt) {
+        (ArithOp::Sub, T::Null, T::Timestamp) => return null(T::Interval),
+        (ArithOp::Add | ArithOp::Sub, T::Timestamp, T::Null)
+        | (ArithOp::Add, T::Null, T::Timestamp) => return null(T::Timestamp),
+        _ => {}
+    }
     if lt != T::Interval
         && rt != T::Interval
         && !(is_time(lt) && is_time(rt) && (lt == T::Timestamp || rt == T::Timestamp))

@@ -14,6 +14,7 @@ use sqlparser::ast::{self as sql, Expr as SqlExpr};
 use super::aggregate::{contains_agg, contains_window, replace_keys, AggCtx};
 use super::expr::ExprBinder;
 use super::grouping_sets;
+use super::never_true::never_true;
 use super::query::{order_key, order_options, ordinal, Limits, OrderSpec};
 use super::scope::Scope;
 use super::star::{self, expr_name, Item, ItemExpr};
@@ -24,6 +25,7 @@ use crate::error::{invalid, unsupported, EngineError, Result};
 use crate::expr::{ExprKind, TExpr};
 use crate::plan::display::show;
 use crate::plan::{Column, LogicalPlan, OrderKey};
+use crate::value::{LType, Value};
 
 /// Subqueries with their placeholder numbers.
 type Numbered = Vec<(usize, BoundSubquery)>;
@@ -129,14 +131,16 @@ impl Binder<'_> {
                 .with_aliases(&aliases)
                 .with_binder(self);
             let e = b.expr(w)?;
-            let mut predicate = b.expect_bool(e, "WHERE")?;
-            if super::empty_range::unsatisfiable(&predicate) {
-                predicate = TExpr::lit(crate::value::Value::Bool(false), crate::value::LType::Bool);
-            }
+            let predicate = b.expect_bool(e, "WHERE")?;
             let (p, repl) = attach(plan, std::mem::take(&mut b.subqueries))?;
+            let predicate = replace_placeholders(predicate, &repl);
             plan = LogicalPlan::Filter {
                 input: p.boxed(),
-                predicate: replace_placeholders(predicate, &repl),
+                predicate: if never_true(&predicate) {
+                    TExpr::lit(Value::Bool(false), LType::Bool)
+                } else {
+                    predicate
+                },
             };
         }
 
@@ -293,6 +297,13 @@ impl Binder<'_> {
                 let text = a.show(&|x| show(x, &name, &|s| format!("@{s}")));
                 Column::new(text, a.ty)
             }));
+            if having.as_ref().is_some_and(never_true) {
+                // No group passes: no input row is needed.
+                plan = LogicalPlan::Filter {
+                    input: plan.boxed(),
+                    predicate: TExpr::lit(Value::Bool(false), LType::Bool),
+                };
+            }
             plan = grouping_sets::grouping_plan(plan, keys, aggs, columns, sets, &|p| {
                 self.share(p, "grouping sets input")
             })?;
