@@ -11,3 +11,4 @@ pub mod layout;
 pub mod merge;
 pub mod output;
 pub mod plan;
+pub mod state;

@@ -5,8 +5,8 @@
 //! answering a [`crate::plan::TableQuery`] straight from the mapped blocks.
 //! The other operators work on the batches their inputs produce: [`filter`],
 //! [`project`], [`aggregate`] (hash aggregation), [`distinct`], [`sort`],
-//! [`limit`], [`set_op`], [`values`] and [`cte`] (a CTE's rows, computed
-//! once per query).
+//! [`limit`], [`set_op`], [`values`], [`window`] (window functions) and
+//! [`cte`] (a CTE's rows, computed once per query).
 //!
 //! Batches hold the engine's own [`Vector`]s: they carry DuckDB's types
 //! (DECIMAL's width and scale, HUGEINT) that every expression evaluates
@@ -28,6 +28,7 @@ pub mod sort;
 pub mod table;
 pub mod table_scan;
 pub mod values;
+pub mod window;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -17,12 +17,14 @@
 pub mod display;
 pub mod stats;
 pub mod table_query;
+pub mod window;
 
 use crate::agg::func::AggCall;
 use crate::expr::TExpr;
 use crate::value::LType;
 
 pub use table_query::{Strategies, TableQuery};
+pub use window::WindowCall;
 
 /// One output column of a plan node.
 #[derive(Debug, Clone, PartialEq)]
@@ -273,6 +275,14 @@ pub enum LogicalPlan {
         /// tested on pairs whose keys match (ON's other conjuncts).
         filter: Option<TExpr>,
     },
+    /// The input's rows and columns, plus one column per window function
+    /// call (in order).
+    Window {
+        /// The input.
+        input: Box<LogicalPlan>,
+        /// The calls, over the input's columns.
+        calls: Vec<WindowCall>,
+    },
     /// The rows of CTE `id`.
     CteRef {
         /// The CTE's number in [`Query::ctes`].
@@ -303,6 +313,11 @@ impl LogicalPlan {
                 } else if let JoinKind::Mark { .. } = kind {
                     c.push(Column::new("#mark", LType::Bool));
                 }
+                c
+            }
+            LogicalPlan::Window { input, calls } => {
+                let mut c = input.columns();
+                c.extend(calls.iter().map(|w| Column::new(w.name.clone(), w.ty)));
                 c
             }
             LogicalPlan::Project { columns, .. }
@@ -342,6 +357,7 @@ impl LogicalPlan {
             | LogicalPlan::Distinct { input }
             | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Window { input, .. }
             | LogicalPlan::Limit { input, .. } => vec![input],
             LogicalPlan::SetOp { left, right, .. } | LogicalPlan::Join { left, right, .. } => {
                 vec![left, right]
@@ -361,6 +377,7 @@ impl LogicalPlan {
             | LogicalPlan::Distinct { input }
             | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Window { input, .. }
             | LogicalPlan::Limit { input, .. } => vec![input],
             LogicalPlan::SetOp { left, right, .. } | LogicalPlan::Join { left, right, .. } => {
                 vec![left, right]
@@ -382,6 +399,7 @@ impl LogicalPlan {
             LogicalPlan::SetOp { .. } => "SetOp",
             LogicalPlan::Join { .. } => "Join",
             LogicalPlan::Values { .. } => "Values",
+            LogicalPlan::Window { .. } => "Window",
             LogicalPlan::CteRef { .. } => "CteRef",
         }
     }

@@ -27,7 +27,7 @@ impl ExprBinder<'_> {
     pub(crate) fn function(&mut self, f: &sql::Function) -> Result<TExpr> {
         let name = func_name(f);
         if f.over.is_some() {
-            return unsupported(format!("window functions ({name}() OVER ...)"));
+            return self.window_call(f);
         }
         if f.filter.is_some() || !f.within_group.is_empty() || f.null_treatment.is_some() {
             return unsupported(format!("{name}() with FILTER / WITHIN GROUP / NULLS"));
