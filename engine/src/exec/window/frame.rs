@@ -15,47 +15,94 @@ use crate::plan::window::{Exclude, FrameUnits};
 use crate::value::{cmp_f64, Data, Vector};
 
 /// A partition's rows and peer groups.
-pub struct Part {
+#[derive(Debug, Clone, Copy)]
+pub struct Part<'a> {
     /// The partition's first sorted position.
     pub base: usize,
     /// Its rows.
     pub n: usize,
     /// Peer group `g` holds rows `groups[g]..groups[g + 1]` (local).
-    pub groups: Vec<usize>,
+    pub groups: &'a [usize],
     /// Each row's peer group.
-    pub group_of: Vec<u32>,
+    pub group_of: &'a [u32],
 }
 
-impl Part {
-    /// The partition at sorted positions `base..base + n`; `peer_start`
-    /// (by sorted position) marks where peer groups begin, empty when all
-    /// rows are peers.
-    pub fn new(base: usize, n: usize, peer_start: &[bool]) -> Part {
-        let mut groups = Vec::new();
-        let mut group_of = Vec::with_capacity(n);
-        if peer_start.is_empty() {
-            groups.push(0);
-            group_of.resize(n, 0);
-        } else {
-            for i in 0..n {
-                if i == 0 || peer_start[base + i] {
-                    groups.push(i);
+/// Consecutive partitions with their peer groups, in one allocation.
+#[derive(Debug, Default)]
+pub struct Parts {
+    /// Per partition: first sorted position, rows, and where its groups
+    /// start in `groups`.
+    spans: Vec<(usize, usize, usize)>,
+    groups: Vec<usize>,
+    group_of: Vec<u32>,
+}
+
+impl Parts {
+    /// Partitions `range` of `bounds` (partition `p` holds sorted positions
+    /// `bounds[p]..bounds[p + 1]`); `peer_start` (by sorted position) marks
+    /// where peer groups begin, empty when all rows of a partition are
+    /// peers.
+    pub fn new(bounds: &[usize], range: std::ops::Range<usize>, peer_start: &[bool]) -> Parts {
+        let first = bounds[range.start];
+        let rows = bounds[range.end] - first;
+        let mut out = Parts {
+            spans: Vec::with_capacity(range.len()),
+            groups: Vec::with_capacity(if peer_start.is_empty() {
+                2 * range.len()
+            } else {
+                rows + range.len()
+            }),
+            group_of: Vec::with_capacity(rows),
+        };
+        for p in range {
+            let (base, n) = (bounds[p], bounds[p + 1] - bounds[p]);
+            let g0 = out.groups.len();
+            if peer_start.is_empty() {
+                out.groups.push(0);
+                out.group_of.extend(std::iter::repeat_n(0, n));
+            } else {
+                for i in 0..n {
+                    if i == 0 || peer_start[base + i] {
+                        out.groups.push(i);
+                    }
+                    out.group_of.push((out.groups.len() - g0 - 1) as u32);
                 }
-                group_of.push((groups.len() - 1) as u32);
             }
+            if n > 0 {
+                out.groups.push(n);
+            } else {
+                out.groups.truncate(g0);
+                out.groups.push(0);
+            }
+            out.spans.push((base, n, g0));
         }
-        groups.push(n);
-        if n == 0 {
-            groups = vec![0];
-        }
-        Part {
-            base,
-            n,
-            groups,
-            group_of,
-        }
+        out
     }
 
+    /// The partitions in order.
+    pub fn iter(&self) -> impl Iterator<Item = Part<'_>> {
+        let mut row = 0;
+        self.spans
+            .iter()
+            .enumerate()
+            .map(move |(k, &(base, n, g0))| {
+                let g1 = self
+                    .spans
+                    .get(k + 1)
+                    .map_or(self.groups.len(), |&(_, _, next)| next);
+                let part = Part {
+                    base,
+                    n,
+                    groups: &self.groups[g0..g1],
+                    group_of: &self.group_of[row..row + n],
+                };
+                row += n;
+                part
+            })
+    }
+}
+
+impl Part<'_> {
     /// Row `i`'s peers: `(first, end)`.
     #[inline]
     pub fn peers(&self, i: usize) -> (usize, usize) {
@@ -175,7 +222,7 @@ impl FrameData {
 
     /// Row `i`'s frame before exclusion: `(start, end)`, empty when
     /// `start >= end`.
-    pub fn frame(&self, p: &Part, i: usize, nn: (usize, usize)) -> Result<(usize, usize)> {
+    pub fn frame(&self, p: &Part<'_>, i: usize, nn: (usize, usize)) -> Result<(usize, usize)> {
         Ok((
             self.place(p, i, &self.start, true, nn)?,
             self.place(p, i, &self.end, false, nn)?,
@@ -286,7 +333,7 @@ impl FrameData {
 
     /// The non-NULL rows of the RANGE key in partition `p`: `(first,
     /// end)` (all rows without RANGE offsets).
-    pub fn non_null(&self, p: &Part) -> (usize, usize) {
+    pub fn non_null(&self, p: &Part<'_>) -> (usize, usize) {
         let Some((keys, _, nulls_first)) = &self.range else {
             return (0, p.n);
         };
@@ -299,7 +346,7 @@ impl FrameData {
     }
 
     /// Row `i`'s frame `(s, e)` less the rows EXCLUDE leaves out.
-    pub fn pieces(&self, p: &Part, i: usize, (s, e): (usize, usize)) -> Pieces {
+    pub fn pieces(&self, p: &Part<'_>, i: usize, (s, e): (usize, usize)) -> Pieces {
         let (cut_s, cut_e) = match self.exclude {
             Exclude::NoOthers => return Pieces::one(s, e),
             Exclude::CurrentRow => (i, i + 1),
@@ -349,14 +396,15 @@ mod tests {
     use super::*;
     use crate::value::{LType, Value};
 
-    fn part(peers: &[bool]) -> Part {
-        Part::new(0, peers.len(), peers)
+    fn parts(peers: &[bool]) -> Parts {
+        Parts::new(&[0, peers.len()], 0..1, peers)
     }
 
     #[test]
     fn rows_and_groups_frames_stop_at_the_partition() {
         // Peer groups: [0, 1], [2], [3, 4, 5].
-        let p = part(&[true, false, true, true, false, false]);
+        let all = parts(&[true, false, true, true, false, false]);
+        let p = all.iter().next().unwrap_or_else(|| unreachable!());
         let f = |units, start, end| FrameData {
             units,
             start,
@@ -404,7 +452,8 @@ mod tests {
         for v in [Some(0), Some(1), Some(1), Some(4), None] {
             lo.push(&v.map_or(Value::Null, Value::Int));
         }
-        let p = part(&[true, true, false, true, true]);
+        let all = parts(&[true, true, false, true, true]);
+        let p = all.iter().next().unwrap_or_else(|| unreachable!());
         let f = FrameData {
             units: FrameUnits::Range,
             start: End::Preceding(Count::Const(1), Some(lo)),

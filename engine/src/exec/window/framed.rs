@@ -17,7 +17,7 @@
 
 use rayon::prelude::*;
 
-use super::frame::{FrameData, Part, Pieces};
+use super::frame::{FrameData, Part, Parts, Pieces};
 use crate::agg::accumulate::{aggregate, Grouping};
 use crate::agg::func::AggCall;
 use crate::agg::state::{with_accumulator, Accumulator, WithAccumulator};
@@ -104,7 +104,7 @@ pub fn aggregate_partitions(
     arg: Option<&Vector>,
     strategy: Strategy,
     frame: &FrameData,
-    parts: &[Part],
+    parts: &Parts,
     out: &mut Vector,
 ) -> Result<()> {
     if strategy != Strategy::PerFrame {
@@ -125,49 +125,69 @@ pub fn aggregate_partitions(
 struct Run<'a> {
     strategy: Strategy,
     frame: &'a FrameData,
-    parts: &'a [Part],
+    parts: &'a Parts,
     out: &'a mut Vector,
 }
 
 impl WithAccumulator for Run<'_> {
     type Out = Result<()>;
     fn run<A: Accumulator>(self, acc: &A) -> Result<()> {
-        for p in self.parts {
+        for p in self.parts.iter() {
             match self.strategy {
-                Strategy::Whole => whole(acc, p, self.out)?,
+                Strategy::Whole => whole(acc, &p, self.out)?,
                 Strategy::Running | Strategy::Sliding => moving(
                     acc,
                     self.frame,
-                    p,
+                    &p,
                     self.out,
                     self.strategy == Strategy::Sliding,
                 )?,
-                _ => tree(acc, self.frame, p, self.out)?,
+                _ => tree(acc, self.frame, &p, self.out)?,
             }
         }
         Ok(())
     }
 }
 
-fn whole<A: Accumulator>(acc: &A, p: &Part, out: &mut Vector) -> Result<()> {
+fn whole<A: Accumulator>(acc: &A, p: &Part<'_>, out: &mut Vector) -> Result<()> {
+    if p.n == 0 {
+        return Ok(());
+    }
     let mut s = acc.init();
     for r in p.base..p.base + p.n {
         acc.add(&mut s, r)?;
     }
-    let mut one = Vector::empty(out.ty, 1);
-    acc.finish(&s, &mut one)?;
-    let v = one.get(0);
-    for _ in 0..p.n {
-        out.push(&v);
-    }
+    acc.finish(&s, out)?;
+    repeat_last(out, p.n - 1);
     Ok(())
+}
+
+/// Appends `k` copies of `out`'s last value.
+fn repeat_last(out: &mut Vector, k: usize) {
+    use crate::value::Data;
+    fn rep<T: Clone>(d: &mut Vec<T>, k: usize) {
+        if let Some(x) = d.last().cloned() {
+            d.extend(std::iter::repeat_n(x, k));
+        }
+    }
+    match &mut out.data {
+        Data::Bool(d) => rep(d, k),
+        Data::I64(d) => rep(d, k),
+        Data::U64(d) => rep(d, k),
+        Data::I128(d) => rep(d, k),
+        Data::F64(d) => rep(d, k),
+        Data::Str(d) => rep(d, k),
+    }
+    if let Some(n) = &mut out.nulls {
+        rep(n, k);
+    }
 }
 
 /// Running and sliding frames: the state holds rows `lo..hi` (local).
 fn moving<A: Accumulator>(
     acc: &A,
     frame: &FrameData,
-    p: &Part,
+    p: &Part<'_>,
     out: &mut Vector,
     sliding: bool,
 ) -> Result<()> {
@@ -203,7 +223,7 @@ const FANOUT: usize = 16;
 /// Rows per parallel task when one partition is large.
 const TASK_ROWS: usize = 1 << 15;
 
-fn tree<A: Accumulator>(acc: &A, frame: &FrameData, p: &Part, out: &mut Vector) -> Result<()> {
+fn tree<A: Accumulator>(acc: &A, frame: &FrameData, p: &Part<'_>, out: &mut Vector) -> Result<()> {
     // Level k's state j covers the rows j * 16^(k+1) .. (j + 1) * 16^(k+1).
     let mut levels: Vec<Vec<A::State>> = Vec::new();
     let mut first = Vec::with_capacity(p.n.div_ceil(FANOUT));
@@ -305,7 +325,7 @@ fn per_frame(
     call: &AggCall,
     arg: Option<&Vector>,
     frame: &FrameData,
-    parts: &[Part],
+    parts: &Parts,
     out: &mut Vector,
 ) -> Result<()> {
     let mut idx: Vec<u32> = Vec::new();
@@ -333,12 +353,12 @@ fn per_frame(
         rows_group.clear();
         Ok(())
     };
-    for p in parts {
-        let nn = frame.non_null(p);
+    for p in parts.iter() {
+        let nn = frame.non_null(&p);
         let mut prev: Option<Pieces> = None;
         for i in 0..p.n {
-            let f = frame.frame(p, i, nn)?;
-            let pieces = frame.pieces(p, i, f);
+            let f = frame.frame(&p, i, nn)?;
+            let pieces = frame.pieces(&p, i, f);
             if prev != Some(pieces) {
                 if idx.len() >= PER_FRAME_ROWS {
                     flush(&mut idx, &mut ids, &mut first, &mut rows_group, out)?;

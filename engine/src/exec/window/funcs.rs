@@ -51,7 +51,7 @@ struct NonNull {
 }
 
 impl NonNull {
-    fn new(x: &Vector, p: &Part) -> NonNull {
+    fn new(x: &Vector, p: &Part<'_>) -> NonNull {
         let mut before = Vec::with_capacity(p.n + 1);
         let mut at = Vec::new();
         for j in 0..p.n {
@@ -90,7 +90,7 @@ pub fn partition_values(
     func: &WindowFunc,
     args: &Args,
     frame: Option<&FrameData>,
-    p: &Part,
+    p: &Part<'_>,
     out: &mut Vector,
 ) -> Result<()> {
     let n = p.n;
@@ -194,7 +194,7 @@ fn ntile(k: i64, n: i64, i: i64) -> i64 {
 
 /// `lag` and `lead`: the value `offset` rows before or after (a negative
 /// offset looks the other way), else the default.
-fn shift(func: &WindowFunc, args: &Args, p: &Part, out: &mut Vector) -> Result<()> {
+fn shift(func: &WindowFunc, args: &Args, p: &Part<'_>, out: &mut Vector) -> Result<()> {
     let x = args.x()?;
     let nonnull = args.ignore_nulls.then(|| NonNull::new(x, p));
     let back = matches!(func, WindowFunc::Lag);

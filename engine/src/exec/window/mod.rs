@@ -24,8 +24,8 @@ use crate::error::{EngineError, Result};
 use crate::expr::{eval, ExprKind, TExpr};
 use crate::plan::display::show;
 use crate::plan::window::{FrameBound, WindowCall, WindowFunc};
-use crate::value::{Value, Vector};
-use frame::{Count, End, FrameData, Part};
+use crate::value::{Data, Value, Vector};
+use frame::{Count, End, FrameData, Parts};
 use framed::Strategy;
 use sort::{arrange, Arrangement, KeyColumn, Sorted};
 
@@ -140,11 +140,11 @@ impl Operator for WindowOp {
             let first = &self.calls[g[0]];
             let mut part_vecs = Vec::new();
             for e in &first.partition {
-                part_vecs.push(eval(e, n, &input)?.into_owned());
+                part_vecs.push(eval(e, n, &input)?);
             }
             let mut order_vecs = Vec::new();
             for k in &first.order {
-                order_vecs.push(eval(&k.expr, n, &input)?.into_owned());
+                order_vecs.push(eval(&k.expr, n, &input)?);
             }
             let keys: Vec<KeyColumn> = first
                 .order
@@ -162,18 +162,14 @@ impl Operator for WindowOp {
             let _held = ctx
                 .budget
                 .hold(n as u64 * (24 + words), "window partitions")?;
-            let parts: Vec<&Vector> = part_vecs.iter().collect();
+            let parts: Vec<&Vector> = part_vecs.iter().map(|v| &**v).collect();
             let sorted = arrange(&parts, &keys, n);
             ctx.watch.check()?;
             drop((part_vecs, order_vecs));
-            let mut inverse = vec![0u32; n];
-            for (pos, &r) in sorted.perm.iter().enumerate() {
-                inverse[r as usize] = pos as u32;
-            }
             for &i in g {
                 let v = self.compute(&self.calls[i], &input, &sorted, ctx)?;
                 let held = ctx.budget.hold(vector_bytes(&v), "window results")?;
-                results[i] = Some(v.gather(&inverse));
+                results[i] = Some(scatter(v, &sorted.perm));
                 drop(held);
                 ctx.watch.check()?;
             }
@@ -184,6 +180,31 @@ impl Operator for WindowOp {
                 .push(r.ok_or_else(|| EngineError::Internal("window call not computed".into()))?);
         }
         Ok(Batch::new(columns, n))
+    }
+}
+
+/// `v` (by sorted position) in input row order: position `pos` goes to
+/// row `perm[pos]` (a permutation).
+fn scatter(v: Vector, perm: &[u32]) -> Vector {
+    fn put<T: Default + Clone>(mut d: Vec<T>, perm: &[u32]) -> Vec<T> {
+        let mut out = vec![T::default(); d.len()];
+        for (x, &r) in d.iter_mut().zip(perm) {
+            out[r as usize] = std::mem::take(x);
+        }
+        out
+    }
+    let data = match v.data {
+        Data::Bool(d) => Data::Bool(put(d, perm)),
+        Data::I64(d) => Data::I64(put(d, perm)),
+        Data::U64(d) => Data::U64(put(d, perm)),
+        Data::I128(d) => Data::I128(put(d, perm)),
+        Data::F64(d) => Data::F64(put(d, perm)),
+        Data::Str(d) => Data::Str(put(d, perm)),
+    };
+    Vector {
+        ty: v.ty,
+        data,
+        nulls: v.nulls.map(|n| put(n, perm)),
     }
 }
 
@@ -201,9 +222,8 @@ impl WindowOp {
         ctx: &ExecCtx,
     ) -> Result<Vector> {
         let n = input.rows;
-        let sorted_eval = |e: &TExpr| -> Result<Vector> {
-            Ok(eval(e, n, input)?.into_owned().gather(&sorted.perm))
-        };
+        let sorted_eval =
+            |e: &TExpr| -> Result<Vector> { Ok(eval(e, n, input)?.gather(&sorted.perm)) };
         let count = |e: &TExpr| -> Result<Count> {
             if let ExprKind::Lit(v) = &e.kind {
                 return match v {
@@ -297,9 +317,7 @@ impl WindowOp {
                 ctx.watch.check()?;
                 let rows = bounds[t.end] - bounds[t.start];
                 let mut out = Vector::empty(call.ty, rows);
-                let parts: Vec<Part> = t
-                    .map(|p| Part::new(bounds[p], bounds[p + 1] - bounds[p], &sorted.peer_start))
-                    .collect();
+                let parts = Parts::new(bounds, t, &sorted.peer_start);
                 match &call.func {
                     WindowFunc::Aggregate(a) => {
                         let frame = frame.as_ref().ok_or_else(|| {
@@ -315,8 +333,8 @@ impl WindowOp {
                         )?;
                     }
                     f => {
-                        for p in &parts {
-                            funcs::partition_values(f, &args, frame.as_ref(), p, &mut out)?;
+                        for p in parts.iter() {
+                            funcs::partition_values(f, &args, frame.as_ref(), &p, &mut out)?;
                         }
                     }
                 }

@@ -19,7 +19,6 @@ use std::cmp::Ordering;
 use rayon::prelude::*;
 use strata_format::types::float_key;
 
-use crate::agg::accumulate::atom;
 use crate::value::{Data, Vector};
 
 /// How the rows of one window order were arranged (EXPLAIN).
@@ -89,46 +88,63 @@ struct Encoded<'a> {
 }
 
 impl Encoded<'_> {
-    /// Writes row `r`'s words.
-    #[inline]
-    fn write(&self, r: usize, out: &mut [u64], nulls_first: bool) {
-        if self.values.is_null(r) {
-            // Only columns with NULLs have them, in two words: the first
-            // puts NULLs before (0) or after (2) the values (1).
-            out[0] = if nulls_first { 0 } else { 2 };
-            out[1] = 0;
-            return;
+    /// Writes the column's words of `rows` into `words` (rows of `w`
+    /// words), starting at word `at` of each row.
+    fn write(&self, rows: &[u32], words: &mut [u64], w: usize, at: usize, nulls_first: bool) {
+        let flip = if self.desc { u64::MAX } else { 0 };
+        // The value word of each row: `key` of its value.
+        fn fill<T: Copy>(
+            d: &[T],
+            rows: &[u32],
+            words: &mut [u64],
+            w: usize,
+            at: usize,
+            key: impl Fn(T) -> u64,
+        ) {
+            for (row, &r) in words.chunks_exact_mut(w).zip(rows) {
+                row[at] = key(d[r as usize]);
+            }
         }
-        let w = match &self.values.data {
-            Data::Bool(d) => u64::from(d[r]),
-            Data::I64(d) => (d[r] as u64) ^ (1 << 63),
-            Data::U64(d) => d[r],
+        let v = if self.width == 2 { at + 1 } else { at };
+        match &self.values.data {
+            Data::Bool(d) => fill(d, rows, words, w, v, |x| u64::from(x) ^ flip),
+            Data::I64(d) => fill(d, rows, words, w, v, |x| (x as u64) ^ (1 << 63) ^ flip),
+            Data::U64(d) => fill(d, rows, words, w, v, |x| x ^ flip),
             // The high word of an i128 orders values up to ties.
-            Data::I128(d) => ((d[r] >> 64) as u64) ^ (1 << 63),
-            Data::F64(d) => {
-                let x = d[r];
+            Data::I128(d) => fill(d, rows, words, w, v, |x| {
+                ((x >> 64) as u64) ^ (1 << 63) ^ flip
+            }),
+            Data::F64(d) => fill(d, rows, words, w, v, |x| {
                 float_key(if x.is_nan() {
                     f64::NAN
                 } else if x == 0.0 {
                     0.0
                 } else {
                     x
-                })
-            }
+                }) ^ flip
+            }),
             Data::Str(d) => {
-                let mut b = [0u8; 8];
-                let s = &d[r];
-                let n = s.len().min(8);
-                b[..n].copy_from_slice(&s[..n]);
-                u64::from_be_bytes(b)
+                for (row, &r) in words.chunks_exact_mut(w).zip(rows) {
+                    let s = &d[r as usize];
+                    let mut b = [0u8; 8];
+                    let n = s.len().min(8);
+                    b[..n].copy_from_slice(&s[..n]);
+                    row[v] = u64::from_be_bytes(b) ^ flip;
+                }
             }
-        };
-        let w = if self.desc { !w } else { w };
+        }
         if self.width == 2 {
-            out[0] = 1;
-            out[1] = w;
-        } else {
-            out[0] = w;
+            // Only columns with NULLs have a NULL word: it puts NULLs before
+            // (0) or after (2) the values (1).
+            let null = if nulls_first { 0 } else { 2 };
+            for (row, &r) in words.chunks_exact_mut(w).zip(rows) {
+                if self.values.is_null(r as usize) {
+                    row[at] = null;
+                    row[at + 1] = 0;
+                } else {
+                    row[at] = 1;
+                }
+            }
         }
     }
 }
@@ -176,14 +192,19 @@ impl<'a> Keys<'a> {
         }
     }
 
-    /// Row `r`'s words.
-    #[inline]
-    fn encode(&self, r: usize, out: &mut [u64]) {
+    /// The words of `rows`, `width` per row.
+    fn encode(&self, rows: &[u32]) -> Vec<u64> {
+        let w = self.width;
+        let mut words = vec![0u64; rows.len() * w];
+        if w == 0 {
+            return words;
+        }
         let mut at = 0;
         for (c, &nf) in self.cols.iter().zip(&self.nulls_first) {
-            c.write(r, &mut out[at..at + c.width], nf);
+            c.write(rows, &mut words, w, at, nf);
             at += c.width;
         }
+        words
     }
 
     /// Whether a full comparison is needed beyond the words.
@@ -272,39 +293,149 @@ pub fn arrange(partition: &[&Vector], order: &[KeyColumn], rows: usize) -> Sorte
 /// The rows spread over buckets by a hash of their partition keys.
 fn hash_buckets(partition: &[&Vector], rows: usize) -> Vec<Vec<u32>> {
     let nb = (rows / BUCKET_ROWS).next_power_of_two().clamp(1, 1 << 14);
+    if nb == 1 {
+        return vec![(0..rows as u32).collect()];
+    }
     let shift = 64 - nb.trailing_zeros();
-    let hashes: Vec<u32> = (0..rows)
-        .into_par_iter()
-        .with_min_len(1 << 14)
-        .map(|r| {
-            if nb == 1 {
-                return 0;
+    // Hashes of the key columns, combined column by column, in parallel
+    // chunks of rows.
+    let mut hashes = vec![0u64; rows];
+    hashes
+        .par_chunks_mut(1 << 16)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            let start = k << 16;
+            for v in partition {
+                hash_column(v, start, chunk);
             }
-            let h = row_hash(partition, r);
-            (h >> shift) as u32
-        })
-        .collect();
+        });
     let mut counts = vec![0usize; nb];
     for &h in &hashes {
-        counts[h as usize] += 1;
+        counts[(h >> shift) as usize] += 1;
     }
     let mut buckets: Vec<Vec<u32>> = counts.iter().map(|&c| Vec::with_capacity(c)).collect();
     for (r, &h) in hashes.iter().enumerate() {
-        buckets[h as usize].push(r as u32);
+        buckets[(h >> shift) as usize].push(r as u32);
     }
     buckets.retain(|b| !b.is_empty());
     buckets
 }
 
-/// A hash of row `r`'s partition key values (equal values, as grouping
-/// compares them, hash alike).
-fn row_hash(partition: &[&Vector], r: usize) -> u64 {
-    use std::hash::{BuildHasher, Hash, Hasher};
-    let mut h = foldhash::fast::FixedState::with_seed(0x5eed).build_hasher();
-    for v in partition {
-        atom(v, r).hash(&mut h);
+/// Mixes the values of rows `start..start + hashes.len()` of `v` into
+/// `hashes`: equal values (as grouping compares them: NULLs equal, `-0.0`
+/// and `0.0` equal, all NaNs equal) mix in alike.
+fn hash_column(v: &Vector, start: usize, hashes: &mut [u64]) {
+    #[inline]
+    fn mix(h: u64, x: u64) -> u64 {
+        // One multiply-xorshift round (the high bits pick the bucket).
+        let m = (h.rotate_left(26) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        m ^ (m >> 29)
     }
-    h.finish()
+    let end = start + hashes.len();
+    // NULLs all alike, whatever their slots hold: mixed from the hash
+    // before this column.
+    let before = v.nulls.as_ref().map(|_| hashes.to_vec());
+    match &v.data {
+        Data::Bool(d) => {
+            for (h, &x) in hashes.iter_mut().zip(&d[start..end]) {
+                *h = mix(*h, u64::from(x));
+            }
+        }
+        Data::I64(d) => {
+            for (h, &x) in hashes.iter_mut().zip(&d[start..end]) {
+                *h = mix(*h, x as u64);
+            }
+        }
+        Data::U64(d) => {
+            for (h, &x) in hashes.iter_mut().zip(&d[start..end]) {
+                *h = mix(*h, x);
+            }
+        }
+        Data::I128(d) => {
+            for (h, &x) in hashes.iter_mut().zip(&d[start..end]) {
+                *h = mix(mix(*h, x as u64), (x >> 64) as u64);
+            }
+        }
+        Data::F64(d) => {
+            for (h, &x) in hashes.iter_mut().zip(&d[start..end]) {
+                let bits = if x.is_nan() {
+                    f64::NAN.to_bits()
+                } else if x == 0.0 {
+                    0
+                } else {
+                    x.to_bits()
+                };
+                *h = mix(*h, bits);
+            }
+        }
+        Data::Str(d) => {
+            use std::hash::BuildHasher;
+            let st = foldhash::fast::FixedState::with_seed(0x5eed);
+            for (h, x) in hashes.iter_mut().zip(&d[start..end]) {
+                *h = mix(*h, st.hash_one(x.as_slice()));
+            }
+        }
+    }
+    if let (Some(nulls), Some(before)) = (&v.nulls, before) {
+        for (i, h) in hashes.iter_mut().enumerate() {
+            if nulls[start + i] {
+                *h = mix(before[i], 0x6e75_6c6c);
+            }
+        }
+    }
+}
+
+/// Whether two rows' words are equal.
+#[inline]
+fn same(a: &[u64], b: &[u64]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// Sorts positions `0..n` by their words (`w` per row), ties by position.
+fn sort_exact(words: &[u64], w: usize, n: usize) -> Vec<u32> {
+    match w {
+        1 => sort_words::<1>(words, n),
+        2 => sort_words::<2>(words, n),
+        3 => sort_words::<3>(words, n),
+        4 => sort_words::<4>(words, n),
+        _ => sort_positions(n, |a, b| {
+            words[a * w..a * w + w]
+                .cmp(&words[b * w..b * w + w])
+                .then(a.cmp(&b))
+        }),
+    }
+}
+
+/// Positions `0..n` sorted by `cmp` (in parallel when there are many).
+fn sort_positions(n: usize, cmp: impl Fn(usize, usize) -> Ordering + Sync) -> Vec<u32> {
+    let mut idx: Vec<u32> = (0..n as u32).collect();
+    let by = |a: &u32, b: &u32| cmp(*a as usize, *b as usize);
+    if n >= 1 << 16 {
+        idx.par_sort_unstable_by(by);
+    } else {
+        idx.sort_unstable_by(by);
+    }
+    idx
+}
+
+/// [`sort_exact`] for `W` words per row: (words, position) pairs sorted
+/// as plain values.
+fn sort_words<const W: usize>(words: &[u64], n: usize) -> Vec<u32> {
+    let mut pairs: Vec<([u64; W], u32)> = words
+        .chunks_exact(W)
+        .zip(0u32..)
+        .map(|(c, i)| {
+            let mut k = [0u64; W];
+            k.copy_from_slice(c);
+            (k, i)
+        })
+        .collect();
+    if n >= 1 << 16 {
+        pairs.par_sort_unstable();
+    } else {
+        pairs.sort_unstable();
+    }
+    pairs.into_iter().map(|(_, i)| i).collect()
 }
 
 /// One bucket's rows sorted, its partition bounds (from 0, local) and
@@ -312,24 +443,13 @@ fn row_hash(partition: &[&Vector], r: usize) -> u64 {
 fn sort_bucket(keys: &Keys, rows: Vec<u32>, ordered: bool) -> (Vec<u32>, Vec<usize>, Vec<bool>) {
     let n = rows.len();
     let w = keys.width;
-    let mut words = vec![0u64; n * w];
-    let fill = |(chunk, &r): (&mut [u64], &u32)| keys.encode(r as usize, chunk);
-    if n >= 1 << 16 {
-        words
-            .par_chunks_mut(w.max(1))
-            .zip(rows.par_iter())
-            .for_each(fill);
-    } else {
-        words.chunks_mut(w.max(1)).zip(rows.iter()).for_each(fill);
-    }
-    let mut idx: Vec<u32> = (0..n as u32).collect();
+    let words = keys.encode(&rows);
     let exact = keys.exact();
-    let cmp = |&a: &u32, &b: &u32| -> Ordering {
-        let (a, b) = (a as usize, b as usize);
-        let (wa, wb) = (&words[a * w..a * w + w], &words[b * w..b * w + w]);
-        let o = if exact {
-            wa.cmp(wb)
-        } else {
+    let idx = if exact {
+        sort_exact(&words, w, n)
+    } else {
+        sort_positions(n, |a, b| {
+            let (wa, wb) = (&words[a * w..a * w + w], &words[b * w..b * w + w]);
             keys.cmp(
                 0..keys.cols.len(),
                 rows[a] as usize,
@@ -337,37 +457,9 @@ fn sort_bucket(keys: &Keys, rows: Vec<u32>, ordered: bool) -> (Vec<u32>, Vec<usi
                 rows[b] as usize,
                 wb,
             )
-        };
-        o.then(a.cmp(&b))
+            .then(a.cmp(&b))
+        })
     };
-    if exact && w == 1 {
-        // One word: sort (word, position) pairs.
-        let mut pairs: Vec<(u64, u32)> = idx.iter().map(|&i| (words[i as usize], i)).collect();
-        if n >= 1 << 16 {
-            pairs.par_sort_unstable();
-        } else {
-            pairs.sort_unstable();
-        }
-        idx = pairs.into_iter().map(|(_, i)| i).collect();
-    } else if exact && w == 2 {
-        let mut pairs: Vec<(u128, u32)> = idx
-            .iter()
-            .map(|&i| {
-                let i2 = i as usize * 2;
-                ((u128::from(words[i2]) << 64) | u128::from(words[i2 + 1]), i)
-            })
-            .collect();
-        if n >= 1 << 16 {
-            pairs.par_sort_unstable();
-        } else {
-            pairs.sort_unstable();
-        }
-        idx = pairs.into_iter().map(|(_, i)| i).collect();
-    } else if n >= 1 << 16 {
-        idx.par_sort_unstable_by(cmp);
-    } else {
-        idx.sort_unstable_by(cmp);
-    }
     // Partition and peer boundaries between neighbours.
     let pc = keys.part_cols;
     let pw = keys.part_width;
@@ -379,19 +471,17 @@ fn sort_bucket(keys: &Keys, rows: Vec<u32>, ordered: bool) -> (Vec<u32>, Vec<usi
         } else {
             let (a, b) = (idx[j - 1] as usize, idx[j] as usize);
             let (wa, wb) = (&words[a * w..a * w + w], &words[b * w..b * w + w]);
-            let (ra, rb) = (rows[a] as usize, rows[b] as usize);
-            let part_differs = if exact {
-                wa[..pw] != wb[..pw]
+            if exact {
+                let part = !same(&wa[..pw], &wb[..pw]);
+                (part, part || (ordered && !same(&wa[pw..], &wb[pw..])))
             } else {
-                keys.cmp(0..pc, ra, wa, rb, wb) != Ordering::Equal
-            };
-            let order_differs = part_differs
-                || if exact {
-                    wa[pw..] != wb[pw..]
-                } else {
-                    keys.cmp(pc..keys.cols.len(), ra, wa, rb, wb) != Ordering::Equal
-                };
-            (part_differs, order_differs)
+                let (ra, rb) = (rows[a] as usize, rows[b] as usize);
+                let part = keys.cmp(0..pc, ra, wa, rb, wb) != Ordering::Equal;
+                let peer = part
+                    || (ordered
+                        && keys.cmp(pc..keys.cols.len(), ra, wa, rb, wb) != Ordering::Equal);
+                (part, peer)
+            }
         };
         if new_part {
             bounds.push(j);
@@ -464,6 +554,36 @@ mod tests {
                 assert_eq!(rows, vec![5, 2]);
             }
         }
+    }
+
+    #[test]
+    fn many_buckets_keep_each_partition_whole() {
+        // NULL keys whose slots hold different values are one partition.
+        let n = 5 * BUCKET_ROWS + 7;
+        let mut d = Vec::new();
+        let mut nulls = Vec::new();
+        for i in 0..n as i64 {
+            d.push(if i % 11 == 0 { i } else { i % 53 });
+            nulls.push(i % 11 == 0);
+        }
+        let k = Vector {
+            ty: LType::Int64,
+            data: Data::I64(d),
+            nulls: Some(nulls),
+        };
+        let s = arrange(&[&k], &[], n);
+        assert_eq!(s.bounds.len(), 53 + 2, "52 or 53 values and NULL");
+        let mut seen = std::collections::HashSet::new();
+        for w in s.bounds.windows(2) {
+            let first = k.get(s.perm[w[0]] as usize);
+            assert!(s.perm[w[0]..w[1]]
+                .iter()
+                .all(|&r| k.get(r as usize) == first));
+            assert!(seen.insert(format!("{first:?}")), "{first:?} split");
+        }
+        let mut perm = s.perm.clone();
+        perm.sort_unstable();
+        assert_eq!(perm, (0..n as u32).collect::<Vec<_>>());
     }
 
     #[test]

@@ -276,7 +276,9 @@ impl ExprBinder<'_> {
                 for a in &l.args {
                     match a {
                         sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(e)) => {
-                            out.push(Some(e.clone()))
+                            let mut e = e.clone();
+                            ignore_nulls |= take_null_treatment(&mut e);
+                            out.push(Some(e))
                         }
                         sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Wildcard) => out.push(None),
                         other => return unsupported(format!("function argument {other}")),
@@ -574,6 +576,24 @@ impl ExprBinder<'_> {
         }
         Ok(frame)
     }
+}
+
+/// Takes `IGNORE NULLS` off the calls inside a window function's argument
+/// (the parser gives `first_value(f(x) IGNORE NULLS)`'s clause to `f`);
+/// whether there was one.
+fn take_null_treatment(e: &mut SqlExpr) -> bool {
+    let mut ignore = false;
+    let _ = sql::visit_expressions_mut(e, |x| {
+        if let SqlExpr::Function(f) = x {
+            if f.over.is_none() {
+                if let Some(t) = f.null_treatment.take() {
+                    ignore = matches!(t, sql::NullTreatment::IgnoreNulls);
+                }
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    ignore
 }
 
 fn is_negative(v: &Value) -> bool {
