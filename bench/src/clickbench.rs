@@ -54,7 +54,7 @@ pub struct ClickbenchArgs {
 pub fn run(args: &ClickbenchArgs) -> Result<()> {
     std::fs::create_dir_all(&args.workdir)
         .with_context(|| format!("creating the workdir {}", args.workdir.display()))?;
-    let data = dataset(args)?;
+    let data = dataset(&CLICKBENCH, args)?;
     let runs = crate::suite::run_suite(&CLICKBENCH, &args.common, &data, &args.workdir, false)?;
     let strata = runs
         .iter()
@@ -66,15 +66,15 @@ pub fn run(args: &ClickbenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Finds or generates the input.
-fn dataset(args: &ClickbenchArgs) -> Result<Dataset> {
+/// Finds or generates the input of `suite` (a suite over `hits`).
+pub(crate) fn dataset(suite: &Suite, args: &ClickbenchArgs) -> Result<Dataset> {
     let common = &args.common;
     if let Some(p) = &args.parquet {
         if !p.is_file() {
             bail!("--parquet {}: no such file", p.display());
         }
         return Ok(Dataset::one(
-            &CLICKBENCH,
+            suite,
             vec![std::fs::canonicalize(p)?],
             DataFormat::Parquet,
             file_stem(p),
@@ -85,7 +85,7 @@ fn dataset(args: &ClickbenchArgs) -> Result<Dataset> {
             bail!("--tsv {}: no such file", p.display());
         }
         return Ok(Dataset::one(
-            &CLICKBENCH,
+            suite,
             vec![std::fs::canonicalize(p)?],
             DataFormat::Tsv,
             file_stem(p),
@@ -110,7 +110,7 @@ fn dataset(args: &ClickbenchArgs) -> Result<Dataset> {
         std::fs::rename(&tmp, &path)?;
     }
     Ok(Dataset::one(
-        &CLICKBENCH,
+        suite,
         vec![std::fs::canonicalize(&path)?],
         DataFormat::Parquet,
         stem,
