@@ -102,6 +102,9 @@ pub struct Gen<'a> {
     cols: Vec<ScopeCol>,
     rows: usize,
     max_depth: u32,
+    /// The SELECT being generated has a window whose value depends on the order of
+    /// peers (see `gen/window.rs`).
+    tied_window: bool,
 }
 
 const ALL_KINDS: [Kind; 7] = [
@@ -173,6 +176,7 @@ impl<'a> Gen<'a> {
             cols,
             rows: table.rows(),
             max_depth,
+            tied_window: false,
         }
     }
 
@@ -253,6 +257,7 @@ impl<'a> Gen<'a> {
     }
 
     fn plain_query(&mut self) -> Query {
+        self.tied_window = false;
         let mut items = Vec::new();
         let star = self.rng.chance(8);
         if star {
