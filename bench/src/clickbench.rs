@@ -71,8 +71,8 @@ pub fn run_on_hits(suite: &Suite, args: &ClickbenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Finds or generates the input.
-fn dataset(suite: &Suite, args: &ClickbenchArgs) -> Result<Dataset> {
+/// Finds or generates the input of `suite` (a suite over `hits`).
+pub(crate) fn dataset(suite: &Suite, args: &ClickbenchArgs) -> Result<Dataset> {
     let common = &args.common;
     if let Some(p) = &args.parquet {
         if !p.is_file() {

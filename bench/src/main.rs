@@ -11,6 +11,7 @@ mod peer_suite;
 mod suite;
 mod taxi;
 mod tpch;
+mod windows;
 
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -54,6 +55,8 @@ enum Command {
     PeerSuite(peer_suite::PeerSuiteArgs),
     /// The 22 TPC-H queries on strata, side by side with DuckDB (tpchgen-cli's data).
     Tpch(tpch::TpchArgs),
+    /// Window functions over ClickBench's `hits` on strata, side by side with DuckDB.
+    Windows(clickbench::ClickbenchArgs),
     /// Differential SQL fuzzing against DuckDB, with TLP and NoREC oracles; `--replay`
     /// runs saved regression cases.
     FuzzSql(fuzz::FuzzArgs),
@@ -90,6 +93,7 @@ fn main() -> anyhow::Result<()> {
         Command::Taxi(args) => taxi::run(&args),
         Command::PeerSuite(args) => peer_suite::run(&args),
         Command::Tpch(args) => tpch::run(&args),
+        Command::Windows(args) => windows::run(&args),
         Command::FuzzSql(args) => fuzz::run_cli(&args),
     }
 }

@@ -136,9 +136,9 @@ fn tree(
             let _ = writeln!(out, "{pad}    {line}");
         }
         let _ = writeln!(out, "{pad}    {}", blocks_line(t));
-        for n in op.notes() {
-            let _ = writeln!(out, "{pad}    {n}");
-        }
+    }
+    for n in op.notes() {
+        let _ = writeln!(out, "{pad}    {n}");
     }
     for (child, cop) in p.inputs().into_iter().zip(op.children()) {
         tree(out, child, cop, q, metrics, depth + 1);

@@ -57,16 +57,23 @@ pub enum Expr {
     Agg(&'static str, bool, Option<Box<Expr>>),
     /// An aggregate call with clauses (see [`AggCall`]).
     AggCall(Box<AggCall>),
-    /// A window function: `func(args) OVER (PARTITION BY .. ORDER BY ..)`.
+    /// A window function: `func([DISTINCT] args [IGNORE NULLS]) OVER (PARTITION BY ..
+    /// ORDER BY .. frame)`.
     Window {
         /// The function (`sum`, `rank`, ...).
         func: &'static str,
         /// Its arguments.
         args: Vec<Expr>,
+        /// `DISTINCT` (aggregates).
+        distinct: bool,
+        /// `IGNORE NULLS` (value functions).
+        ignore_nulls: bool,
         /// PARTITION BY.
         partition: Vec<Expr>,
         /// ORDER BY (expression, descending).
         order: Vec<(Expr, bool)>,
+        /// The frame as SQL (`ROWS BETWEEN 1 PRECEDING AND CURRENT ROW ...`).
+        frame: Option<String>,
     },
 }
 
@@ -187,6 +194,8 @@ pub struct Select {
     pub group_by: Vec<Target>,
     /// HAVING.
     pub having: Option<Expr>,
+    /// QUALIFY.
+    pub qualify: Option<Expr>,
 }
 
 /// A query body: a SELECT or a set operation of two bodies.
@@ -413,6 +422,10 @@ fn render_select(sel: &Select, s: &mut String) {
         s.push_str(" HAVING ");
         render(h, s);
     }
+    if let Some(q) = &sel.qualify {
+        s.push_str(" QUALIFY ");
+        render(q, s);
+    }
 }
 
 fn render_list(v: &[Expr], s: &mut String) {
@@ -610,14 +623,23 @@ pub fn render(e: &Expr, s: &mut String) {
         Expr::Window {
             func,
             args,
+            distinct,
+            ignore_nulls,
             partition,
             order,
+            frame,
         } => {
             let _ = write!(s, "{func}(");
             if args.is_empty() && *func == "count" {
                 s.push('*');
             }
+            if *distinct {
+                s.push_str("DISTINCT ");
+            }
             render_list(args, s);
+            if *ignore_nulls {
+                s.push_str(" IGNORE NULLS");
+            }
             s.push_str(") OVER (");
             if !partition.is_empty() {
                 s.push_str("PARTITION BY ");
@@ -637,6 +659,12 @@ pub fn render(e: &Expr, s: &mut String) {
                         s.push_str(" DESC");
                     }
                 }
+            }
+            if let Some(f) = frame {
+                if !partition.is_empty() || !order.is_empty() {
+                    s.push(' ');
+                }
+                s.push_str(f);
             }
             s.push(')');
         }
@@ -772,6 +800,39 @@ impl Expr {
             Expr::Not(x) => {
                 if let Expr::Not(inner) = &**x {
                     out.push((**inner).clone());
+                }
+            }
+            Expr::Window {
+                frame,
+                ignore_nulls,
+                partition,
+                ..
+            } => {
+                let with = |f: &dyn Fn(&mut Expr)| {
+                    let mut c = self.clone();
+                    f(&mut c);
+                    c
+                };
+                if frame.is_some() {
+                    out.push(with(&|c| {
+                        if let Expr::Window { frame, .. } = c {
+                            *frame = None;
+                        }
+                    }));
+                }
+                if *ignore_nulls {
+                    out.push(with(&|c| {
+                        if let Expr::Window { ignore_nulls, .. } = c {
+                            *ignore_nulls = false;
+                        }
+                    }));
+                }
+                for i in 0..partition.len() {
+                    out.push(with(&|c| {
+                        if let Expr::Window { partition, .. } = c {
+                            partition.remove(i);
+                        }
+                    }));
                 }
             }
             Expr::Lit(text) => {
@@ -923,6 +984,13 @@ impl Query {
                 }
                 out.push(q);
             }
+            if sel.qualify.is_some() {
+                let mut q = self.clone();
+                if let Some(s) = q.select_mut() {
+                    s.qualify = None;
+                }
+                out.push(q);
+            }
             if sel.distinct {
                 let mut q = self.clone();
                 if let Some(s) = q.select_mut() {
@@ -1020,7 +1088,7 @@ impl Query {
     }
 
     /// Top-level expression slot `k`: select items, WHERE, GROUP BY expressions,
-    /// HAVING, ORDER BY expressions, in that order.
+    /// HAVING, QUALIFY, ORDER BY expressions, in that order.
     fn expr_slot_mut(&mut self, mut k: usize) -> Option<&mut Expr> {
         let mut slots: Vec<&mut Expr> = Vec::new();
         if let Body::Select(s) = &mut self.body {
@@ -1041,6 +1109,9 @@ impl Query {
             }
             if let Some(h) = &mut s.having {
                 slots.push(h);
+            }
+            if let Some(q) = &mut s.qualify {
+                slots.push(q);
             }
         }
         for o in &mut self.order_by {
@@ -1086,6 +1157,9 @@ fn visit_body(b: &Body, f: &mut dyn FnMut(&Expr)) {
             if let Some(h) = &s.having {
                 f(h);
             }
+            if let Some(q) = &s.qualify {
+                f(q);
+            }
         }
         Body::SetOp(_, l, r) => {
             visit_body(l, f);
@@ -1123,6 +1197,7 @@ mod tests {
             )),
             group_by: vec![Target::Ordinal(1)],
             having: None,
+            qualify: None,
         };
         let mut q = Query::simple(sel);
         q.order_by.push(OrderItem {

@@ -81,7 +81,7 @@ pub enum Record {
         sql: String,
     },
     /// An oracle check.
-    Oracle(Oracle),
+    Oracle(Box<Oracle>),
 }
 
 /// A regression case.
@@ -238,7 +238,7 @@ pub fn slt_text(case: &Case) -> String {
                 let field = |s: &mut String, k: &str, e: &Expr| {
                     let _ = writeln!(s, "{k} {}", json::quote(&e.sql()));
                 };
-                match o {
+                match &**o {
                     Oracle::TlpRows { items, filter, p } => {
                         s.push_str("oracle tlp-rows\n");
                         items.iter().for_each(|e| field(&mut s, "item", e));
@@ -412,7 +412,7 @@ pub fn parse_slt(text: &str) -> Result<Case> {
             let Some(p) = one("p") else {
                 bail!("case.slt line {}: oracle without p", start + 1);
             };
-            records.push(Record::Oracle(match kind.trim() {
+            records.push(Record::Oracle(Box::new(match kind.trim() {
                 "tlp-rows" => Oracle::TlpRows {
                     items: all("item"),
                     filter: one("filter"),
@@ -426,7 +426,7 @@ pub fn parse_slt(text: &str) -> Result<Case> {
                 },
                 "norec" => Oracle::NoRec { p },
                 other => bail!("case.slt line {}: unknown oracle {other}", start + 1),
-            }));
+            })));
         } else {
             bail!("case.slt line {}: unknown record {line:?}", start + 1);
         }
@@ -600,9 +600,9 @@ mod tests {
                 Record::NoPanic {
                     sql: "SELECT 1 FROM t".into(),
                 },
-                Record::Oracle(Oracle::NoRec {
+                Record::Oracle(Box::new(Oracle::NoRec {
                     p: Expr::Lit("(c0 > 0.05)".into()),
-                }),
+                })),
             ],
             expect_fail: Some("decimal literals".into()),
             signature: Some("wrong answer|SELECT ?".into()),

@@ -366,7 +366,7 @@ pub(super) fn handle(
                     answer_text(&db.query(&sql))
                 );
             }
-            records.push(Record::Oracle(o.clone()));
+            records.push(Record::Oracle(Box::new(o.clone())));
             let readable = !small.table.columns.iter().any(|c| c.raw_bytes);
             if let (Some(d), true) = (duck, readable) {
                 for q in o.queries() {

@@ -17,6 +17,8 @@
 
 use anyhow::{bail, Result};
 
+mod window;
+
 use super::ast::{AggCall, Body, Expr, From, Item, OrderItem, Query, Select, Target};
 use super::cell::{civil_from_days, format_decimal, format_float, kind_of, Cell, ColType, Kind};
 use super::rng::Rng;
@@ -106,6 +108,9 @@ pub struct Gen<'a> {
     cols: Vec<ScopeCol>,
     rows: usize,
     max_depth: u32,
+    /// The SELECT being generated has a window whose value depends on the order of
+    /// peers (see `gen/window.rs`).
+    tied_window: bool,
 }
 
 const ALL_KINDS: [Kind; 7] = [
@@ -177,6 +182,7 @@ impl<'a> Gen<'a> {
             cols,
             rows: table.rows(),
             max_depth,
+            tied_window: false,
         }
     }
 
@@ -257,6 +263,7 @@ impl<'a> Gen<'a> {
     }
 
     fn plain_query(&mut self) -> Query {
+        self.tied_window = false;
         let mut items = Vec::new();
         let star = self.rng.chance(8);
         if star {
@@ -274,11 +281,15 @@ impl<'a> Gen<'a> {
                 let alias = self.rng.chance(30).then(|| format!("a{i}"));
                 items.push(Item::Expr(e, alias));
             }
-            if self.features.windows && self.rng.chance(25) {
-                let w = self.window();
-                items.push(Item::Expr(w, Some("w0".into())));
+            if self.features.windows && self.rng.chance(35) {
+                for i in 0..1 + self.rng.weighted(&[70, 20, 10]) {
+                    let w = self.window_item(&Ctx::Row);
+                    items.push(Item::Expr(w, Some(format!("w{i}"))));
+                }
             }
         }
+        let qualify =
+            (self.features.windows && !star && self.rng.chance(8)).then(|| self.qualify(&Ctx::Row));
         let filter = self.rng.chance(70).then(|| self.predicate());
         let select = Select {
             distinct: self.features.distinct && !star && self.rng.chance(15),
@@ -287,6 +298,7 @@ impl<'a> Gen<'a> {
             filter,
             group_by: Vec::new(),
             having: None,
+            qualify,
         };
         let mut q = Query::simple(select);
         self.order_and_limit(&mut q, true);
@@ -360,6 +372,10 @@ impl<'a> Gen<'a> {
             let alias = self.rng.chance(40).then(|| format!("g{i}"));
             items.push(Item::Expr(e, alias));
         }
+        if grouped && self.features.windows && self.rng.chance(25) {
+            let w = self.window_item(&ctx);
+            items.push(Item::Expr(w, Some("w0".into())));
+        }
         let filter = self.rng.chance(60).then(|| self.predicate());
         let having = (grouped && self.rng.chance(30)).then(|| self.expr(Kind::Bool, 1, &ctx));
         let select = Select {
@@ -369,6 +385,7 @@ impl<'a> Gen<'a> {
             filter,
             group_by,
             having,
+            qualify: None,
         };
         let mut q = Query::simple(select);
         if grouped {
@@ -1777,53 +1794,6 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// A window function over the scope (feature `windows`): aggregates over whole
-    /// partitions, or with an ORDER BY (RANGE frames: peers share values), and ranks.
-    fn window(&mut self) -> Expr {
-        let partition = if self.rng.chance(70) {
-            vec![self.column()]
-        } else {
-            Vec::new()
-        };
-        let order: Vec<(Expr, bool)> = if self.rng.chance(50) {
-            vec![(self.column(), self.rng.chance(40))]
-        } else {
-            Vec::new()
-        };
-        match self.rng.below(4) {
-            0 => Expr::Window {
-                func: "count",
-                args: Vec::new(),
-                partition,
-                order,
-            },
-            1 => {
-                let x = self.column_of(Kind::Int).unwrap_or_else(|| lit("1"));
-                let func = *self.rng.pick(&["sum", "min", "max"]);
-                Expr::Window {
-                    func,
-                    args: vec![x],
-                    partition,
-                    order,
-                }
-            }
-            _ => {
-                let order = if order.is_empty() {
-                    vec![(self.column(), false)]
-                } else {
-                    order
-                };
-                let func = *self.rng.pick(&["rank", "dense_rank"]);
-                Expr::Window {
-                    func,
-                    args: Vec::new(),
-                    partition,
-                    order,
-                }
-            }
-        }
-    }
-
     /// A query over `(SELECT ...) AS s` (or `WITH s AS (...)` when `cte`).
     fn derived_query(&mut self, cte: bool) -> Query {
         let n = 1 + self.rng.index(4);
@@ -1858,6 +1828,7 @@ impl<'a> Gen<'a> {
             filter,
             group_by: Vec::new(),
             having: None,
+            qualify: None,
         });
         let saved = (
             std::mem::replace(&mut self.cols, inner_cols),
@@ -1903,6 +1874,7 @@ impl<'a> Gen<'a> {
                 filter,
                 group_by: Vec::new(),
                 having: None,
+                qualify: None,
             })
         };
         let (l, r) = (side(self), side(self));

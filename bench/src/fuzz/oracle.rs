@@ -73,6 +73,7 @@ fn select(items: Vec<Expr>, filter: Option<Expr>, group: Option<Expr>) -> Query 
         filter,
         group_by: group.into_iter().map(Target::Expr).collect(),
         having: None,
+        qualify: None,
     })
 }
 

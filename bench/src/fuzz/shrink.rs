@@ -289,6 +289,7 @@ mod tests {
             )),
             group_by: Vec::new(),
             having: None,
+            qualify: None,
         });
         let start = Failing {
             table,

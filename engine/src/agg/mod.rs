@@ -19,3 +19,4 @@ pub mod merge;
 pub mod moments;
 pub mod output;
 pub mod plan;
+pub mod state;

@@ -5,8 +5,9 @@
 //! answering a [`crate::plan::TableQuery`] straight from the mapped blocks.
 //! The other operators work on the batches their inputs produce: [`filter`],
 //! [`project`], [`aggregate`] (hash aggregation), [`distinct`], [`sort`],
-//! [`limit`], [`set_op`], [`values`], [`cte`] (a CTE's rows, computed
-//! once per query) and [`partials`] (the partial results of a split query).
+//! [`limit`], [`set_op`], [`values`], [`window`] (window functions), [`cte`] (a
+//! CTE's rows, computed once per query) and [`partials`] (the partial results of a split
+//! query).
 //!
 //! Batches hold the engine's own [`Vector`]s: they carry DuckDB's types
 //! (DECIMAL's width and scale, HUGEINT) that every expression evaluates
@@ -29,6 +30,7 @@ pub mod sort;
 pub mod table;
 pub mod table_scan;
 pub mod values;
+pub mod window;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -21,6 +21,7 @@ use super::set_op::SetOp;
 use super::sort::Sort;
 use super::table_scan::TableScan;
 use super::values::Values;
+use super::window::WindowOp;
 use super::Operator;
 use crate::error::Result;
 use crate::expr::TExpr;
@@ -160,6 +161,12 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
             rows: Arc::clone(rows),
             types: columns.iter().map(|c| c.ty).collect(),
         }),
+        LogicalPlan::Window { input, calls } => Box::new(WindowOp::new(
+            id,
+            node(input, next, None)?,
+            calls.clone(),
+            input.columns().into_iter().map(|c| c.name).collect(),
+        )),
         LogicalPlan::CteRef { id: cte, name, .. } => Box::new(CteScan {
             id,
             cte: *cte,

@@ -196,6 +196,9 @@ pub enum ExprKind {
     /// While binding: the result of the `i`-th subquery of an expression
     /// (replaced by a column of the join that computes it).
     Subquery(usize),
+    /// While binding: the result of the `i`-th window function call of a
+    /// SELECT (replaced by a column of the Window node that computes it).
+    Window(usize),
     /// A constant.
     Lit(Value),
     /// Unary minus.
@@ -248,7 +251,8 @@ impl TExpr {
             | ExprKind::Ref(_)
             | ExprKind::Lit(_)
             | ExprKind::Outer(_)
-            | ExprKind::Subquery(_) => vec![],
+            | ExprKind::Subquery(_)
+            | ExprKind::Window(_) => vec![],
             ExprKind::Neg(e)
             | ExprKind::Not(e)
             | ExprKind::IsNull(e, _)
@@ -279,7 +283,8 @@ impl TExpr {
             | ExprKind::Ref(_)
             | ExprKind::Lit(_)
             | ExprKind::Outer(_)
-            | ExprKind::Subquery(_) => {}
+            | ExprKind::Subquery(_)
+            | ExprKind::Window(_) => {}
             ExprKind::Neg(x)
             | ExprKind::Not(x)
             | ExprKind::IsNull(x, _)
@@ -381,7 +386,11 @@ impl TExpr {
         self.walk(&mut |x| {
             if matches!(
                 x.kind,
-                ExprKind::Col(_) | ExprKind::Ref(_) | ExprKind::Outer(_) | ExprKind::Subquery(_)
+                ExprKind::Col(_)
+                    | ExprKind::Ref(_)
+                    | ExprKind::Outer(_)
+                    | ExprKind::Subquery(_)
+                    | ExprKind::Window(_)
             ) {
                 constant = false;
             }
@@ -441,6 +450,7 @@ impl std::fmt::Display for TExpr {
             ExprKind::Ref(r) => write!(f, "@{r}"),
             ExprKind::Outer(r) => write!(f, "outer#{r}"),
             ExprKind::Subquery(r) => write!(f, "subquery#{r}"),
+            ExprKind::Window(r) => write!(f, "window#{r}"),
             ExprKind::Lit(v) => match v {
                 Value::Str(_) => write!(f, "'{}'", crate::value::format_value(self.ty, v)),
                 _ => f.write_str(&crate::value::format_value(self.ty, v)),
@@ -564,7 +574,7 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
     Ok(match &e.kind {
         ExprKind::Col(c) => Cow::Borrowed(inp.column(*c)?),
         ExprKind::Ref(r) => Cow::Borrowed(inp.slot(*r)?),
-        ExprKind::Outer(_) | ExprKind::Subquery(_) => {
+        ExprKind::Outer(_) | ExprKind::Subquery(_) | ExprKind::Window(_) => {
             return Err(EngineError::Internal(format!(
                 "{e} left in an expression being evaluated"
             )))

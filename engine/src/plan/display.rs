@@ -29,7 +29,8 @@ pub fn show(e: &TExpr, col: &dyn Fn(usize) -> String, slot: &dyn Fn(usize) -> St
     out
 }
 
-fn keys(keys: &[OrderKey], f: &dyn Fn(&TExpr) -> String) -> String {
+/// ORDER BY keys as SQL, expressions shown by `f`.
+pub fn keys(keys: &[OrderKey], f: &dyn Fn(&TExpr) -> String) -> String {
     keys.iter()
         .map(|k| {
             format!(
@@ -126,6 +127,11 @@ pub fn details(p: &LogicalPlan) -> String {
                 parts.join(" AND ")
             }
         }
+        LogicalPlan::Window { calls, .. } => calls
+            .iter()
+            .map(|c| c.show(&s))
+            .collect::<Vec<_>>()
+            .join(", "),
         LogicalPlan::CteRef { name, .. } => name.clone(),
     }
 }

@@ -18,12 +18,14 @@ pub mod display;
 pub mod split;
 pub mod stats;
 pub mod table_query;
+pub mod window;
 
 use crate::agg::func::AggCall;
 use crate::expr::TExpr;
 use crate::value::LType;
 
 pub use table_query::{Strategies, TableQuery};
+pub use window::WindowCall;
 
 /// One output column of a plan node.
 #[derive(Debug, Clone, PartialEq)]
@@ -282,6 +284,14 @@ pub enum LogicalPlan {
         /// The rows.
         rows: std::sync::Arc<split::PartialRows>,
     },
+    /// The input's rows and columns, plus one column per window function
+    /// call (in order).
+    Window {
+        /// The input.
+        input: Box<LogicalPlan>,
+        /// The calls, over the input's columns.
+        calls: Vec<WindowCall>,
+    },
     /// The rows of CTE `id`.
     CteRef {
         /// The CTE's number in [`Query::ctes`].
@@ -312,6 +322,11 @@ impl LogicalPlan {
                 } else if let JoinKind::Mark { .. } = kind {
                     c.push(Column::new("#mark", LType::Bool));
                 }
+                c
+            }
+            LogicalPlan::Window { input, calls } => {
+                let mut c = input.columns();
+                c.extend(calls.iter().map(|w| Column::new(w.name.clone(), w.ty)));
                 c
             }
             LogicalPlan::Project { columns, .. }
@@ -353,6 +368,7 @@ impl LogicalPlan {
             | LogicalPlan::Distinct { input }
             | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Window { input, .. }
             | LogicalPlan::Limit { input, .. } => vec![input],
             LogicalPlan::SetOp { left, right, .. } | LogicalPlan::Join { left, right, .. } => {
                 vec![left, right]
@@ -373,6 +389,7 @@ impl LogicalPlan {
             | LogicalPlan::Distinct { input }
             | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Window { input, .. }
             | LogicalPlan::Limit { input, .. } => vec![input],
             LogicalPlan::SetOp { left, right, .. } | LogicalPlan::Join { left, right, .. } => {
                 vec![left, right]
@@ -395,6 +412,7 @@ impl LogicalPlan {
             LogicalPlan::Join { .. } => "Join",
             LogicalPlan::Values { .. } => "Values",
             LogicalPlan::Partials { .. } => "Partials",
+            LogicalPlan::Window { .. } => "Window",
             LogicalPlan::CteRef { .. } => "CteRef",
         }
     }

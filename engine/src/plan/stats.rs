@@ -16,6 +16,7 @@ pub fn max_rows(p: &LogicalPlan, q: &Query) -> u64 {
         LogicalPlan::Filter { input, .. }
         | LogicalPlan::Project { input, .. }
         | LogicalPlan::Sort { input, .. }
+        | LogicalPlan::Window { input, .. }
         | LogicalPlan::Distinct { input }
         | LogicalPlan::DistinctOn { input, .. } => max_rows(input, q),
         LogicalPlan::Aggregate { input, keys, .. } => {
@@ -120,6 +121,7 @@ pub fn estimate_rows(p: &LogicalPlan, q: &Query) -> f64 {
         LogicalPlan::Filter { input, .. } => estimate_rows(input, q) * UNKNOWN_SELECTIVITY,
         LogicalPlan::Project { input, .. }
         | LogicalPlan::Sort { input, .. }
+        | LogicalPlan::Window { input, .. }
         | LogicalPlan::Distinct { input }
         | LogicalPlan::DistinctOn { input, .. } => estimate_rows(input, q),
         LogicalPlan::Aggregate { input, keys, .. } => {

@@ -383,6 +383,7 @@ pub(crate) fn take_input(node: LogicalPlan) -> Result<LogicalPlan> {
         | LogicalPlan::Distinct { input }
         | LogicalPlan::DistinctOn { input, .. }
         | LogicalPlan::Sort { input, .. }
+        | LogicalPlan::Window { input, .. }
         | LogicalPlan::Limit { input, .. } => Ok(*input),
         other => Err(EngineError::Internal(format!(
             "{} has no single input",

@@ -201,6 +201,47 @@ fn prune(plan: LogicalPlan, needed: &[bool]) -> (LogicalPlan, Mapping) {
                 m,
             )
         }
+        LogicalPlan::Window { input, calls } => {
+            // Rows pass through unchanged: a call nothing reads goes (the
+            // whole node with its last call).
+            let n_in = input.columns().len();
+            let mut need: Vec<bool> = (0..n_in)
+                .map(|i| needed.get(i).copied().unwrap_or(true))
+                .collect();
+            let ncalls = calls.len();
+            let mut kept = Vec::new();
+            for (k, c) in calls.into_iter().enumerate() {
+                if needed.get(n_in + k).copied().unwrap_or(true) {
+                    for e in c.exprs() {
+                        mark(e, &mut need, 0);
+                    }
+                    kept.push((k, c));
+                }
+            }
+            let (input, im) = prune(*input, &need);
+            let mut m: Mapping = im.clone();
+            m.resize(n_in + ncalls, None);
+            if kept.is_empty() {
+                return (input, m);
+            }
+            let new_in = input.columns().len();
+            for (j, (k, _)) in kept.iter().enumerate() {
+                if let Some(slot) = m.get_mut(n_in + k) {
+                    *slot = Some(new_in + j);
+                }
+            }
+            let calls = kept
+                .into_iter()
+                .map(|(_, c)| c.map_exprs(&mut |e| remap(e, &im)))
+                .collect();
+            (
+                LogicalPlan::Window {
+                    input: input.boxed(),
+                    calls,
+                },
+                m,
+            )
+        }
         LogicalPlan::Join {
             kind,
             left,

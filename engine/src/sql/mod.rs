@@ -2,6 +2,8 @@
 //! table references, and binding to a logical plan.
 
 pub mod bind;
+pub mod dialect;
+pub mod exclude;
 pub mod params;
 pub mod parse;
 pub mod table_ref;

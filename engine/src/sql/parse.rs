@@ -1,5 +1,6 @@
 //! Parsing: SQL text to one statement, once per query (sqlparser with
-//! DuckDB's dialect).
+//! DuckDB's dialect, see [`super::dialect`]; window frames' EXCLUDE
+//! clauses through [`super::exclude`]).
 
 use sqlparser::ast as sql;
 use sqlparser::parser::{Parser, ParserError};
@@ -34,10 +35,13 @@ pub fn parse(text: &str) -> Result<Statement> {
     if let Some(s) = crate::inspect::parse_inspection(text)? {
         return Ok(s);
     }
-    let dialect = sqlparser::dialect::DuckDbDialect {};
-    let mut stmts = Parser::new(&dialect)
-        .with_recursion_limit(MAX_PARSE_DEPTH)
-        .try_with_sql(text)
+    let dialect = super::dialect::StrataDialect;
+    let parser = Parser::new(&dialect).with_recursion_limit(MAX_PARSE_DEPTH);
+    let parser = match super::exclude::rewrite(&dialect, text) {
+        Some(tokens) => Ok(parser.with_tokens_with_locations(tokens)),
+        None => parser.try_with_sql(text),
+    };
+    let mut stmts = parser
         .and_then(|mut p| p.parse_statements())
         .map_err(|e| match e {
             ParserError::RecursionLimitExceeded => EngineError::Invalid(format!(

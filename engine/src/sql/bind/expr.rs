@@ -54,6 +54,8 @@ pub(crate) struct ExprBinder<'a> {
     pub aliases: &'a [(String, SqlExpr)],
     /// Collects aggregate calls; `None` where aggregates are not allowed.
     pub aggs: Option<AggCtx>,
+    /// Collects window function calls; `None` where they are not allowed.
+    pub windows: Option<super::window::WindowCtx>,
     /// Nesting depth of the expression being bound.
     depth: usize,
     /// Aliases being expanded (an alias may not refer to itself).
@@ -72,6 +74,7 @@ impl<'a> ExprBinder<'a> {
             scope,
             aliases: &[],
             aggs: None,
+            windows: None,
             depth: 0,
             expanding: Vec::new(),
             binder: None,

@@ -27,7 +27,7 @@ impl ExprBinder<'_> {
     pub(crate) fn function(&mut self, f: &sql::Function) -> Result<TExpr> {
         let name = func_name(f);
         if f.over.is_some() {
-            return unsupported(format!("window functions ({name}() OVER ...)"));
+            return self.window_call(f);
         }
         if let Some(func) = AggFunc::from_name(&name) {
             return self.aggregate_call(&name, func, f);

@@ -11,6 +11,7 @@
 //! - [`select`]: one SELECT: WHERE, GROUP BY, HAVING, the select list,
 //!   DISTINCT, ORDER BY;
 //! - [`from`]: FROM items; [`star`]: `*`, `EXCLUDE`, `REPLACE`, `COLUMNS`;
+//! - [`window`]: window function calls, named windows, frames;
 //! - [`expr`], [`function`], [`aggregate`]: expressions; [`coerce`] and
 //!   [`literal`]: types; [`scope`]: name resolution.
 
@@ -30,6 +31,7 @@ pub mod scope;
 pub mod select;
 pub mod star;
 pub mod subquery;
+pub mod window;
 
 use std::cell::{Cell, RefCell};
 

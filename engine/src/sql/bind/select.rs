@@ -19,6 +19,7 @@ use super::query::{order_key, order_options, ordinal, Limits, OrderSpec};
 use super::scope::Scope;
 use super::star::{self, expr_name, Item, ItemExpr};
 use super::subquery::{attach, replace_placeholders, BoundSubquery, SubqueryKind};
+use super::window::{map_call_exprs, window_columns, window_node, WindowCtx};
 use super::Binder;
 use crate::agg::func::AggCall;
 use crate::error::{invalid, unsupported, EngineError, Result};
@@ -41,9 +42,6 @@ fn check_clauses(sel: &sql::Select) -> Result<()> {
     if sel.top.is_some() {
         return unsupported("TOP");
     }
-    if sel.qualify.is_some() || !sel.named_window.is_empty() {
-        return unsupported("window functions (WINDOW / QUALIFY)");
-    }
     if sel.prewhere.is_some()
         || !sel.sort_by.is_empty()
         || !sel.cluster_by.is_empty()
@@ -53,6 +51,34 @@ fn check_clauses(sel: &sql::Select) -> Result<()> {
     }
     if sel.into.is_some() || !sel.lateral_views.is_empty() || !sel.connect_by.is_empty() {
         return unsupported("SELECT INTO / LATERAL VIEW / CONNECT BY");
+    }
+    Ok(())
+}
+
+/// Where window functions may not be: WHERE, GROUP BY, HAVING; and
+/// QUALIFY needs one.
+fn check_windows(sel: &sql::Select, items: &[Item]) -> Result<()> {
+    if sel.selection.as_ref().is_some_and(contains_window) {
+        return invalid("WHERE clause cannot contain window functions");
+    }
+    if sel.having.as_ref().is_some_and(contains_window) {
+        return invalid("HAVING clause cannot contain window functions");
+    }
+    if let sql::GroupByExpr::Expressions(v, _) = &sel.group_by {
+        if v.iter().any(contains_window) {
+            return invalid("GROUP BY clause cannot contain window functions");
+        }
+    }
+    if let Some(q) = &sel.qualify {
+        let in_items = items.iter().any(|i| match &i.expr {
+            ItemExpr::Sql(e) => contains_window(e),
+            ItemExpr::Column(_) => false,
+        });
+        if !in_items && !contains_window(q) {
+            return invalid(
+                "at least one window function must appear in the SELECT column or QUALIFY clause",
+            );
+        }
     }
     Ok(())
 }
@@ -90,12 +116,7 @@ impl Binder<'_> {
             ItemExpr::Sql(e) => Some((**e).clone()),
             ItemExpr::Column(_) => None,
         };
-        let windowed = items.iter().filter_map(sql_of).any(|e| contains_window(&e))
-            || sel.having.as_ref().is_some_and(contains_window)
-            || order_exprs.iter().any(|o| contains_window(&o.expr));
-        if windowed {
-            return unsupported("window functions (OVER)");
-        }
+        check_windows(sel, &items)?;
         let aliases: Vec<(String, SqlExpr)> = items
             .iter()
             .filter(|i| i.aliased)
@@ -152,18 +173,33 @@ impl Binder<'_> {
             let mut b = ExprBinder::new(&scope)
                 .with_aliases(&aliases)
                 .with_binder(self);
+            b.windows = Some(WindowCtx::new(&sel.named_window)?);
             let bound = bind_items(&items, &mut b)?;
             if matches!(distinct, Distinct::No) {
                 order_keys = resolve_order(order, &items, &bound, &mut |e| b.expr(e))?;
             }
+            let qualify = match &sel.qualify {
+                Some(q) => {
+                    let e = b.expr(q)?;
+                    Some(b.expect_bool(e, "QUALIFY")?)
+                }
+                None => None,
+            };
+            let mut calls = b.windows.take().map(|w| w.calls).unwrap_or_default();
             let (p, repl) = attach(plan, std::mem::take(&mut b.subqueries))?;
+            map_call_exprs(&mut calls, &mut |e| Ok(replace_placeholders(e, &repl)))?;
+            let (p, first) = window_node(p, calls);
             plan = p;
-            select = bound
-                .into_iter()
-                .map(|(n, e)| (n, replace_placeholders(e, &repl)))
-                .collect();
+            let fix = |e: TExpr| window_columns(replace_placeholders(e, &repl), first);
+            select = bound.into_iter().map(|(n, e)| (n, fix(e))).collect();
             for k in &mut order_keys {
-                k.expr = replace_placeholders(k.expr.clone(), &repl);
+                k.expr = fix(k.expr.clone());
+            }
+            if let Some(q) = qualify {
+                plan = LogicalPlan::Filter {
+                    input: plan.boxed(),
+                    predicate: fix(q),
+                };
             }
         } else {
             // Group keys over the FROM scope.
@@ -239,6 +275,7 @@ impl Binder<'_> {
                 aggs: Vec::new(),
                 nkeys: keys.len(),
             });
+            b.windows = Some(WindowCtx::new(&sel.named_window)?);
             let mut post_items = Vec::with_capacity(items.len());
             for it in &items {
                 let e = match &it.expr {
@@ -261,6 +298,16 @@ impl Binder<'_> {
                     over_groups(x, &keys, &scope)
                 })?;
             }
+            let qualify = match &sel.qualify {
+                Some(q) => {
+                    let e = b.expr(q)?;
+                    let e = b.expect_bool(e, "QUALIFY")?;
+                    Some(over_groups(e, &keys, &scope)?)
+                }
+                None => None,
+            };
+            let mut calls = b.windows.take().map(|w| w.calls).unwrap_or_default();
+            map_call_exprs(&mut calls, &mut |e| over_groups(e, &keys, &scope))?;
             let aggs = b.aggs.take().map(|c| c.aggs).unwrap_or_default();
             // Subqueries inside aggregate arguments join the input rows;
             // the others (uncorrelated) join the groups.
@@ -331,12 +378,22 @@ impl Binder<'_> {
                     predicate: h,
                 };
             }
-            select = post_items
-                .into_iter()
-                .map(|(n, e)| (n, replace_placeholders(e.refs_to_cols(), &repl)))
-                .collect();
+            map_call_exprs(&mut calls, &mut |e| {
+                Ok(replace_placeholders(e.refs_to_cols(), &repl))
+            })?;
+            let (p, first) = window_node(plan, calls);
+            plan = p;
+            let fix =
+                |e: TExpr| window_columns(replace_placeholders(e.refs_to_cols(), &repl), first);
+            select = post_items.into_iter().map(|(n, e)| (n, fix(e))).collect();
             for k in &mut order_keys {
-                k.expr = replace_placeholders(k.expr.clone().refs_to_cols(), &repl);
+                k.expr = fix(k.expr.clone());
+            }
+            if let Some(q) = qualify {
+                plan = LogicalPlan::Filter {
+                    input: plan.boxed(),
+                    predicate: fix(q),
+                };
             }
         }
 

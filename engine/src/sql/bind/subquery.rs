@@ -85,6 +85,9 @@ fn plan_has_outer(p: &LogicalPlan) -> bool {
                 aggs.iter().flat_map(|a| a.exprs()).for_each(&mut look);
             }
             LogicalPlan::Sort { keys, .. } => keys.iter().for_each(|k| look(&k.expr)),
+            LogicalPlan::Window { calls, .. } => {
+                calls.iter().flat_map(|c| c.exprs()).for_each(&mut look)
+            }
             LogicalPlan::DistinctOn { on, order, .. } => {
                 on.iter().for_each(&mut look);
                 order.iter().for_each(|k| look(&k.expr));

@@ -1,0 +1,10 @@
+SELECT count(*), max(rn), sum(rn) FROM (SELECT row_number() OVER (PARTITION BY UserID ORDER BY EventTime) AS rn FROM hits);
+SELECT CounterID, max(s) FROM (SELECT CounterID, sum(ResolutionWidth) OVER (PARTITION BY CounterID ORDER BY EventTime, WatchID ROWS UNBOUNDED PRECEDING) AS s FROM hits) GROUP BY CounterID ORDER BY 2 DESC, 1 LIMIT 10;
+SELECT max(s), min(s) FROM (SELECT sum(ResolutionWidth) OVER (ORDER BY EventTime, WatchID) AS s FROM hits);
+SELECT count(*) FROM (SELECT RegionID, lag(RegionID) OVER (PARTITION BY UserID ORDER BY EventTime, WatchID) AS prev FROM hits) WHERE RegionID <> prev;
+SELECT CounterID, SearchPhrase, c FROM (SELECT CounterID, SearchPhrase, count(*) AS c FROM hits WHERE SearchPhrase <> '' GROUP BY CounterID, SearchPhrase) QUALIFY rank() OVER (PARTITION BY CounterID ORDER BY c DESC, SearchPhrase) <= 3 ORDER BY c DESC, CounterID, SearchPhrase LIMIT 20;
+SELECT UserID, EventTime, URL FROM hits WHERE URL <> '' QUALIFY row_number() OVER (PARTITION BY UserID ORDER BY EventTime DESC, WatchID) = 1 ORDER BY EventTime DESC, UserID LIMIT 10;
+SELECT count(*), round(avg(a), 6) FROM (SELECT avg(ResolutionWidth) OVER (PARTITION BY CounterID ORDER BY EventTime, WatchID ROWS BETWEEN 10 PRECEDING AND CURRENT ROW) AS a FROM hits);
+SELECT RegionID, count(*) AS c, rank() OVER (ORDER BY count(*) DESC) AS r, round(100.0 * count(*) / sum(count(*)) OVER (), 4) AS pct FROM hits GROUP BY RegionID ORDER BY r, RegionID LIMIT 10;
+SELECT count(*) FROM (SELECT count(*) OVER (PARTITION BY UserID) AS n FROM hits) WHERE n > 100;
+SELECT max(dr), sum(nt) FROM (SELECT dense_rank() OVER (PARTITION BY CounterID ORDER BY EventDate) AS dr, ntile(4) OVER (PARTITION BY CounterID ORDER BY EventTime, WatchID) AS nt FROM hits);
