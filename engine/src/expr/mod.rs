@@ -546,6 +546,87 @@ pub trait Inputs {
     }
 }
 
+/// `e` over `len` rows of which only those `needed` marks matter: where
+/// evaluating every row fails, only the needed rows are evaluated (the
+/// others are NULL), so an error on a row the result ignores is no error.
+pub fn eval_where<'a>(
+    e: &TExpr,
+    len: usize,
+    inp: &'a dyn Inputs,
+    needed: &[bool],
+) -> Result<Cow<'a, Vector>> {
+    if !needed.contains(&false) {
+        return eval(e, len, inp);
+    }
+    if !needed.contains(&true) {
+        return Ok(Cow::Owned(Vector::nulls(e.ty, len)));
+    }
+    let err = match eval(e, len, inp) {
+        Ok(v) => return Ok(v),
+        Err(err) => err,
+    };
+    let at: Vec<u32> = (0..len as u32).filter(|&i| needed[i as usize]).collect();
+    let mut cols = Vec::new();
+    let mut slots = Vec::new();
+    collect_inputs(e, &mut cols, &mut slots);
+    let gather = |v: &Vector| v.gather(&at);
+    let sub = Gathered {
+        cols: cols
+            .iter()
+            .map(|&c| Ok((c, gather(inp.column(c)?))))
+            .collect::<Result<_>>()?,
+        slots: slots
+            .iter()
+            .map(|&s| Ok((s, gather(inp.slot(s)?))))
+            .collect::<Result<_>>()?,
+    };
+    // The error stands if a needed row raises it.
+    let got = eval(e, at.len(), &sub).map_err(|_| err)?;
+    let mut pos = vec![u32::MAX; len];
+    for (j, &i) in at.iter().enumerate() {
+        pos[i as usize] = j as u32;
+    }
+    let mut out = got.gather(&pos);
+    out.ty = e.ty;
+    Ok(Cow::Owned(out))
+}
+
+/// The table columns and output slots `e` reads.
+fn collect_inputs(e: &TExpr, cols: &mut Vec<usize>, slots: &mut Vec<usize>) {
+    match &e.kind {
+        ExprKind::Col(c) if !cols.contains(c) => cols.push(*c),
+        ExprKind::Ref(r) if !slots.contains(r) => slots.push(*r),
+        _ => e
+            .children()
+            .into_iter()
+            .for_each(|x| collect_inputs(x, cols, slots)),
+    }
+}
+
+/// Inputs gathered at some rows.
+struct Gathered {
+    cols: Vec<(usize, Vector)>,
+    slots: Vec<(usize, Vector)>,
+}
+
+impl Inputs for Gathered {
+    fn column(&self, col: usize) -> Result<&Vector> {
+        self.cols
+            .iter()
+            .find(|(c, _)| *c == col)
+            .map(|(_, v)| v)
+            .ok_or_else(|| EngineError::Internal(format!("column {col} not gathered")))
+    }
+
+    fn slot(&self, slot: usize) -> Result<&Vector> {
+        self.slots
+            .iter()
+            .find(|(s, _)| *s == slot)
+            .map(|(_, v)| v)
+            .ok_or_else(|| EngineError::Internal(format!("slot {slot} not gathered")))
+    }
+}
+
 /// Inputs where every column is the same vector (an expression of one
 /// column evaluated over that column's distinct values).
 pub struct OneColumn<'a>(pub &'a Vector);
@@ -605,8 +686,17 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
             let is_and = matches!(e.kind, ExprKind::And(_));
             let mut acc_val = vec![is_and; len];
             let mut acc_null = vec![false; len];
-            for x in xs {
-                let v = eval(x, len, inp)?;
+            for (k, x) in xs.iter().enumerate() {
+                // Rows an earlier operand decided (FALSE for AND, TRUE for
+                // OR) do not need this one: it must not fail on them.
+                let v = if k == 0 {
+                    eval(x, len, inp)?
+                } else {
+                    let needed: Vec<bool> = (0..len)
+                        .map(|i| acc_null[i] || acc_val[i] == is_and)
+                        .collect();
+                    eval_where(x, len, inp, &needed)?
+                };
                 let Data::Bool(b) = &v.data else {
                     return Err(EngineError::Internal("AND/OR of a non-boolean".into()));
                 };
@@ -720,34 +810,36 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
             Cow::Owned(map_i64(&v, ty, |t| date_trunc(*part, v.ty, t))?)
         }
         ExprKind::Case(whens, els) => {
-            let mut out = match els {
-                Some(x) => eval(x, len, inp)?.into_owned(),
-                None => Vector::nulls(e.ty, len),
-            };
-            let mut decided = vec![false; len];
-            let mut results: Vec<(Vector, Vector)> = Vec::with_capacity(whens.len());
-            for (c, v) in whens {
-                results.push((
-                    eval(c, len, inp)?.into_owned(),
-                    eval(v, len, inp)?.into_owned(),
-                ));
-            }
-            let mut rows = Vec::with_capacity(len);
-            for i in 0..len {
-                let mut pick = None;
-                for (j, (c, _)) in results.iter().enumerate() {
-                    if !decided[i] && !c.is_null(i) && matches!(&c.data, Data::Bool(b) if b[i]) {
-                        pick = Some(j);
-                        decided[i] = true;
+            // Each condition is needed on the rows no earlier one took,
+            // each value on the rows its condition took: a branch no row
+            // takes must not fail (as in DuckDB).
+            let mut rows: Vec<Option<usize>> = vec![None; len];
+            for (j, (c, _)) in whens.iter().enumerate() {
+                let open: Vec<bool> = rows.iter().map(Option::is_none).collect();
+                let c = eval_where(c, len, inp, &open)?;
+                for (i, r) in rows.iter_mut().enumerate() {
+                    if r.is_none() && !c.is_null(i) && matches!(&c.data, Data::Bool(b) if b[i]) {
+                        *r = Some(j);
                     }
                 }
-                rows.push(pick);
             }
+            let mut results: Vec<Vector> = Vec::with_capacity(whens.len());
+            for (j, (_, v)) in whens.iter().enumerate() {
+                let took: Vec<bool> = rows.iter().map(|r| *r == Some(j)).collect();
+                results.push(eval_where(v, len, inp, &took)?.into_owned());
+            }
+            let mut out = match els {
+                Some(x) => {
+                    let rest: Vec<bool> = rows.iter().map(Option::is_none).collect();
+                    eval_where(x, len, inp, &rest)?.into_owned()
+                }
+                None => Vector::nulls(e.ty, len),
+            };
             if rows.iter().any(Option::is_some) {
                 let mut merged = Vector::empty(e.ty, len);
                 for (i, p) in rows.iter().enumerate() {
                     match p {
-                        Some(j) => merged.push(&results[*j].1.get(i)),
+                        Some(j) => merged.push(&results[*j].get(i)),
                         None => merged.push(&out.get(i)),
                     }
                 }

@@ -438,7 +438,17 @@ pub fn value_mask(p: &Pred, ctx: &BlockCtx, col: usize) -> Result<Option<ValueMa
             let and = matches!(p, Pred::And(_));
             let mut acc = constant(and);
             for k in kids {
-                let Some(m) = value_mask(k, ctx, col)? else {
+                let m = match (value_mask(k, ctx, col), k) {
+                    (Ok(m), _) => m,
+                    // An operand of AND failing at values an earlier one
+                    // rejected: DuckDB evaluates AND's operands in order
+                    // on the rows still passing, so only those count.
+                    (Err(e), Pred::Values { expr, .. }) if and => {
+                        Some(values_truth_where(ctx, col, expr, &acc).map_err(|_| e)?)
+                    }
+                    (Err(e), _) => return Err(e),
+                };
+                let Some(m) = m else {
                     return Ok(None);
                 };
                 for (a, b) in acc.values.iter_mut().zip(&m.values) {
@@ -503,6 +513,31 @@ fn values_truth(ctx: &BlockCtx, col: usize, expr: &TExpr) -> Result<ValueMask> {
     let values = truth_of(&*eval(expr, vals.len(), &OneColumn(vals))?);
     let null_in = Vector::nulls(vals.ty, 1);
     let nulls = truth_of(&*eval(expr, 1, &OneColumn(&null_in))?)[0];
+    Ok(ValueMask { values, nulls })
+}
+
+/// [`values_truth`] at the values (and NULL) `within` accepts; FALSE at
+/// the others, which are not evaluated.
+fn values_truth_where(
+    ctx: &BlockCtx,
+    col: usize,
+    expr: &TExpr,
+    within: &ValueMask,
+) -> Result<ValueMask> {
+    let vals = ctx.values(col)?;
+    let at: Vec<u32> = (0..within.values.len() as u32)
+        .filter(|&i| within.values[i as usize])
+        .collect();
+    let picked = vals.gather(&at);
+    let truth = truth_of(&*eval(expr, at.len(), &OneColumn(&picked))?);
+    let mut values = vec![false; within.values.len()];
+    for (&i, t) in at.iter().zip(truth) {
+        values[i as usize] = t;
+    }
+    let nulls = within.nulls && {
+        let null_in = Vector::nulls(vals.ty, 1);
+        truth_of(&*eval(expr, 1, &OneColumn(&null_in))?)[0]
+    };
     Ok(ValueMask { values, nulls })
 }
 
@@ -633,8 +668,19 @@ fn select_all_of(kids: &[Pred], ctx: &BlockCtx) -> Result<Sel> {
         return Ok(Sel::Empty);
     }
     let mut plan = Vec::with_capacity(kids.len());
+    // Value leaves that fail at some distinct value: tested last, at the
+    // values the rows the others keep hold (DuckDB evaluates AND's
+    // operands on the rows still passing, so an error elsewhere is none).
+    let mut deferred = Vec::new();
     for (i, k) in kids.iter().enumerate() {
-        let a = accepted(k, ctx)?;
+        let a = match (accepted(k, ctx), k) {
+            (Ok(a), _) => a,
+            (Err(_), Pred::Values { .. }) => {
+                deferred.push(i);
+                continue;
+            }
+            (Err(e), _) => return Err(e),
+        };
         let est = match &a {
             Some((col, a)) => a.matching_rows(ctx, *col)?,
             None => u64::MAX,
@@ -664,7 +710,14 @@ fn select_all_of(kids: &[Pred], ctx: &BlockCtx) -> Result<Sel> {
                 continue;
             }
             (_, Some((col, a))) => a.rows(ctx, col)?,
-            (_, None) => select(&kids[i], ctx)?,
+            (_, None) => match (select(&kids[i], ctx), &kids[i]) {
+                (Ok(s), _) => s,
+                (Err(_), Pred::Values { .. }) => {
+                    deferred.push(i);
+                    continue;
+                }
+                (Err(e), _) => return Err(e),
+            },
         };
         acc = match (acc, s) {
             (Sel::Empty, _) | (_, Sel::Empty) => return Ok(Sel::Empty),
@@ -674,6 +727,35 @@ fn select_all_of(kids: &[Pred], ctx: &BlockCtx) -> Result<Sel> {
                 Sel::from_bits(a)
             }
         };
+        if acc == Sel::Empty {
+            return Ok(acc);
+        }
+    }
+    for i in deferred {
+        let Pred::Values { col, expr } = &kids[i] else {
+            continue;
+        };
+        let rows = acc.rows(ctx.rows);
+        let codes = ctx.codes_at(*col, &rows)?;
+        let n = ctx.chunk(*col)?.distinct();
+        let mut within = ValueMask {
+            values: vec![false; n],
+            nulls: false,
+        };
+        for &c in &codes {
+            match within.values.get_mut(c as usize) {
+                Some(v) => *v = true,
+                None => within.nulls = true,
+            }
+        }
+        let m = values_truth_where(ctx, *col, expr, &within)?;
+        let mut kept = Bitmap::zeros(ctx.rows as usize);
+        for (&r, &c) in rows.iter().zip(&codes) {
+            if m.values.get(c as usize).copied().unwrap_or(m.nulls) {
+                kept.set(r as usize);
+            }
+        }
+        acc = Sel::from_bits(kept);
         if acc == Sel::Empty {
             return Ok(acc);
         }

@@ -494,6 +494,11 @@ fn per_row(parent: &LogicalPlan, child: usize, table: &str) -> Result<bool> {
                 kind.keyword()
             )))
         }
+        LogicalPlan::Window { .. } => {
+            return Err(EngineError::NotSplittable(format!(
+                "window functions over {table} need every row of a partition in one task"
+            )))
+        }
         _ => false,
     })
 }
