@@ -878,9 +878,20 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
             Cow::Owned(crate::expr::strfn::eval_strfn(func, &refs, len)?)
         }
         ExprKind::Func(func, args) => {
-            let mut vals = Vec::new();
+            let mut vals: Vec<Cow<'_, Vector>> = Vec::new();
             for a in args {
-                vals.push(eval(a, len, inp)?);
+                let v = match func.as_ref() {
+                    // A later argument of coalesce is needed only on the rows
+                    // every earlier one left NULL: it must not fail elsewhere.
+                    crate::expr::scalar::Func::Coalesce if !vals.is_empty() => {
+                        let open: Vec<bool> = (0..len)
+                            .map(|i| vals.iter().all(|v| v.is_null(i)))
+                            .collect();
+                        eval_where(a, len, inp, &open)?
+                    }
+                    _ => eval(a, len, inp)?,
+                };
+                vals.push(v);
             }
             let refs: Vec<&Vector> = vals.iter().map(|v| &**v).collect();
             Cow::Owned(crate::expr::scalar::eval_func(func, &refs, e.ty, len)?)
@@ -908,15 +919,20 @@ fn map_i64(v: &Vector, ty: LType, f: impl Fn(i64) -> i64) -> Result<Vector> {
     })
 }
 
+/// Splits a DATE (days) or TIMESTAMP (microseconds) into its day number and
+/// the microseconds into that day. A DATE is never widened to microseconds:
+/// dates far from 1970 do not fit an i64 of microseconds.
+fn day_and_time(ty: LType, t: i64) -> (i64, i64) {
+    if ty == LType::Date {
+        (t, 0)
+    } else {
+        (t.div_euclid(MICROS_PER_DAY), t.rem_euclid(MICROS_PER_DAY))
+    }
+}
+
 /// Part `part` of a DATE (days) or TIMESTAMP (microseconds) `t`.
 fn extract(part: DatePart, ty: LType, t: i64) -> i64 {
-    let micros = if ty == LType::Date {
-        t.saturating_mul(MICROS_PER_DAY)
-    } else {
-        t
-    };
-    let days = micros.div_euclid(MICROS_PER_DAY);
-    let rem_us = micros.rem_euclid(MICROS_PER_DAY);
+    let (days, rem_us) = day_and_time(ty, t);
     let rem = rem_us / MICROS_PER_SEC;
     let (y, m, d) = crate::value::civil_from_days(days);
     match part {
@@ -930,7 +946,7 @@ fn extract(part: DatePart, ty: LType, t: i64) -> i64 {
         DatePart::Microsecond => rem_us % (60 * MICROS_PER_SEC),
         DatePart::Dow => (days + 4).rem_euclid(7),
         DatePart::Doy => days - crate::value::days_from_civil(y, 1, 1) + 1,
-        DatePart::Epoch => micros.div_euclid(MICROS_PER_SEC),
+        DatePart::Epoch => days * 86_400 + rem,
         DatePart::Quarter => (i64::from(m) - 1) / 3 + 1,
         DatePart::Week => crate::expr::scalar::iso_week(days).1,
         DatePart::IsoYear => crate::expr::scalar::iso_week(days).0,
@@ -958,38 +974,47 @@ fn extract(part: DatePart, ty: LType, t: i64) -> i64 {
     }
 }
 
+/// The first day of the `part` unit holding day `days`, or `None` for parts
+/// finer than a day.
+fn trunc_days(part: DatePart, days: i64) -> Option<i64> {
+    let (y, m, _) = crate::value::civil_from_days(days);
+    let first = |y, m| crate::value::days_from_civil(y, m, 1);
+    Some(match part {
+        DatePart::Year | DatePart::Era => first(y, 1),
+        DatePart::Decade => first(y - y.rem_euclid(10), 1),
+        DatePart::Century => first(y - y.rem_euclid(100), 1),
+        DatePart::Millennium => first(y - y.rem_euclid(1000), 1),
+        DatePart::Month => first(y, m),
+        DatePart::Quarter => first(y, (m - 1) / 3 * 3 + 1),
+        DatePart::Week | DatePart::IsoDow | DatePart::IsoYear | DatePart::YearWeek => {
+            days - (days + 3).rem_euclid(7)
+        }
+        DatePart::Day | DatePart::Dow | DatePart::Doy => days,
+        DatePart::Hour
+        | DatePart::Minute
+        | DatePart::Second
+        | DatePart::Epoch
+        | DatePart::Millisecond
+        | DatePart::Microsecond => return None,
+    })
+}
+
 /// `t` (DATE days or TIMESTAMP microseconds) truncated to `part`.
 fn date_trunc(part: DatePart, ty: LType, t: i64) -> i64 {
-    let micros = if ty == LType::Date {
-        t.saturating_mul(MICROS_PER_DAY)
-    } else {
-        t
-    };
-    let days = micros.div_euclid(MICROS_PER_DAY);
-    let (y, m, _) = crate::value::civil_from_days(days);
-    let day = |y, m| crate::value::days_from_civil(y, m, 1) * MICROS_PER_DAY;
-    let floor = |unit: i64| micros - micros.rem_euclid(unit);
-    let out = match part {
-        DatePart::Year | DatePart::Era => day(y, 1),
-        DatePart::Decade => day(y - y.rem_euclid(10), 1),
-        DatePart::Century => day(y - y.rem_euclid(100), 1),
-        DatePart::Millennium => day(y - y.rem_euclid(1000), 1),
-        DatePart::Month => day(y, m),
-        DatePart::Quarter => day(y, (m - 1) / 3 * 3 + 1),
-        DatePart::Week | DatePart::IsoDow | DatePart::IsoYear | DatePart::YearWeek => {
-            (days - (days + 3).rem_euclid(7)) * MICROS_PER_DAY
-        }
-        DatePart::Day | DatePart::Dow | DatePart::Doy => days * MICROS_PER_DAY,
+    let (days, _) = day_and_time(ty, t);
+    if ty == LType::Date {
+        return trunc_days(part, days).unwrap_or(days);
+    }
+    if let Some(first) = trunc_days(part, days) {
+        return first * MICROS_PER_DAY;
+    }
+    let floor = |unit: i64| t - t.rem_euclid(unit);
+    match part {
         DatePart::Hour => floor(3600 * MICROS_PER_SEC),
         DatePart::Minute => floor(60 * MICROS_PER_SEC),
-        DatePart::Second | DatePart::Epoch => floor(MICROS_PER_SEC),
         DatePart::Millisecond => floor(1000),
-        DatePart::Microsecond => micros,
-    };
-    if ty == LType::Date {
-        out.div_euclid(MICROS_PER_DAY)
-    } else {
-        out
+        DatePart::Microsecond => t,
+        _ => floor(MICROS_PER_SEC),
     }
 }
 

@@ -241,10 +241,9 @@ pub fn iso_week(days: i64) -> (i64, i64) {
     (y, week)
 }
 
-fn strftime(items: &[FmtItem], micros: i64) -> Vec<u8> {
+/// Formats day `days` and `rem_us` microseconds into it.
+fn strftime(items: &[FmtItem], days: i64, rem_us: i64) -> Vec<u8> {
     use std::fmt::Write;
-    let days = micros.div_euclid(MICROS_PER_DAY);
-    let rem_us = micros.rem_euclid(MICROS_PER_DAY);
     let rem = rem_us / MICROS_PER_SEC;
     let frac = rem_us % MICROS_PER_SEC;
     let (y, m, d) = civil_from_days(days);
@@ -549,9 +548,22 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
             let Data::I64(d) = &a.data else {
                 return Err(EngineError::Internal("strftime of a non-timestamp".into()));
             };
+            // A DATE stays in days: far dates have no microsecond TIMESTAMP.
+            let is_date = a.ty == LType::Date;
+            let split = |t: i64| match is_date {
+                true => (t, 0),
+                false => (t.div_euclid(MICROS_PER_DAY), t.rem_euclid(MICROS_PER_DAY)),
+            };
             return Ok(Vector {
                 ty,
-                data: Data::Str(d.iter().map(|&t| strftime(items, t)).collect()),
+                data: Data::Str(
+                    d.iter()
+                        .map(|&t| {
+                            let (days, rem_us) = split(t);
+                            strftime(items, days, rem_us)
+                        })
+                        .collect(),
+                ),
                 nulls: a.nulls.clone(),
             });
         }

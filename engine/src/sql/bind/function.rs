@@ -205,10 +205,7 @@ impl ExprBinder<'_> {
                 };
                 let items = crate::expr::scalar::parse_format(&String::from_utf8_lossy(f))?;
                 Ok(TExpr {
-                    kind: ExprKind::Func(
-                        Box::new(Func::Strftime(items)),
-                        vec![cast_to(x.clone(), LType::Timestamp)?],
-                    ),
+                    kind: ExprKind::Func(Box::new(Func::Strftime(items)), vec![x.clone()]),
                     ty: LType::Varchar,
                 })
             }
