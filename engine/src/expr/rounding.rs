@@ -118,6 +118,11 @@ fn round_scaled(x: i128, from: u8, to: u8, mode: Rounding) -> Option<i128> {
 }
 
 fn round_f64(x: f64, mode: Rounding) -> f64 {
+    // Infinities and NaN round to themselves (the scaled forms below would
+    // turn them into NaN or 0).
+    if !x.is_finite() {
+        return x;
+    }
     match mode {
         Rounding::Floor => x.floor(),
         Rounding::Ceil => x.ceil(),

@@ -470,14 +470,32 @@ impl<'a> ExprBinder<'a> {
                     let probe = TExpr::lit(Value::Null, ty);
                     ty = common_type(&probe, v)?;
                 }
+                // A branch whose condition is a constant FALSE or NULL is
+                // never taken, and one that is constant TRUE takes every row
+                // left: the branches after it are never reached. The type
+                // stays the one of all branches, as in DuckDB.
                 let mut out = Vec::new();
+                let mut els = els;
                 for (c, v) in whens {
-                    out.push((c, cast_to(v, ty)?));
+                    match c.as_lit() {
+                        Some(Value::Bool(false) | Value::Null) => {}
+                        Some(Value::Bool(true)) => {
+                            els = Some(v);
+                            break;
+                        }
+                        _ => out.push((c, cast_to(v, ty)?)),
+                    }
                 }
                 let els = match els {
                     Some(e) => Some(Box::new(cast_to(e, ty)?)),
                     None => None,
                 };
+                if out.is_empty() {
+                    return Ok(match els {
+                        Some(e) => *e,
+                        None => TExpr::lit(Value::Null, ty),
+                    });
+                }
                 Ok(TExpr {
                     kind: ExprKind::Case(out, els),
                     ty,
@@ -744,6 +762,11 @@ impl<'a> ExprBinder<'a> {
                 t => t,
             }
         };
+        // Arithmetic with a NULL constant is NULL: the other side is never
+        // evaluated (as in DuckDB), so it cannot fail.
+        if [&l, &r].iter().any(|x| x.as_lit() == Some(&Value::Null)) {
+            return Ok(TExpr::lit(Value::Null, ty));
+        }
         let (l, r) = (cast_to(l, ty)?, cast_to(r, ty)?);
         Ok(TExpr {
             kind: ExprKind::Arith(op, Box::new(l), Box::new(r)),
@@ -752,12 +775,13 @@ impl<'a> ExprBinder<'a> {
     }
 
     fn compare(&mut self, op: CmpOp, l: TExpr, r: TExpr) -> Result<TExpr> {
-        let ty = common_type(&l, &r)?;
         // A comparison with a NULL constant is NULL whatever the other side
-        // (which, as in DuckDB, is then never evaluated and cannot fail).
+        // (which, as in DuckDB, is then never evaluated and cannot fail),
+        // even a typed NULL of a type the other side does not compare with.
         if [&l, &r].iter().any(|x| x.as_lit() == Some(&Value::Null)) {
             return Ok(TExpr::lit(Value::Null, LType::Bool));
         }
+        let ty = common_type(&l, &r)?;
         let (l, r) = (cast_to(l, ty)?, cast_to(r, ty)?);
         Ok(TExpr {
             kind: ExprKind::Cmp(op, Box::new(l), Box::new(r)),
