@@ -441,6 +441,11 @@ impl ExprBinder<'_> {
             if x.is_constant() {
                 return Ok(e.clone());
             }
+            // One column per distinct expression: DISTINCT checks that the
+            // ORDER BY keys are arguments.
+            if let Some(k) = bound.iter().position(|y| *y == x) {
+                return Ok(SqlExpr::Identifier(sql::Ident::new(format!("#arg{k}"))));
+            }
             let col = format!("#arg{}", columns.len());
             columns.push(Column::new(col.clone(), x.ty));
             bound.push(x);
