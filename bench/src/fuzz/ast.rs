@@ -179,7 +179,7 @@ pub enum From {
         /// LEFT JOIN rather than inner.
         left_outer: bool,
         /// The join condition.
-        on: Expr,
+        on: Box<Expr>,
     },
 }
 

@@ -189,6 +189,9 @@ impl ExprBinder<'_> {
             return Ok(AggCall::new(func, args, LType::Int64));
         }
         let (args, ty) = func.signature(args, &|e, t| cast_to(e, t))?;
+        // A constant key orders nothing (and need not be an argument of a
+        // DISTINCT call: `string_agg(DISTINCT 0, '' ORDER BY 0)`).
+        order.retain(|o| !o.expr.is_constant());
         let mut distinct = w.distinct;
         if distinct && !order.is_empty() {
             let plain: Vec<&TExpr> = args.iter().map(uncast).collect();
