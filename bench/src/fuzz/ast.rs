@@ -66,6 +66,10 @@ pub enum Expr {
         args: Vec<Expr>,
         /// `DISTINCT` (aggregates).
         distinct: bool,
+        /// ORDER BY inside the call (aggregates; expression, descending).
+        arg_order: Vec<(Expr, bool)>,
+        /// FILTER (WHERE ..) (aggregates).
+        filter: Option<Box<Expr>>,
         /// `IGNORE NULLS` (value functions).
         ignore_nulls: bool,
         /// PARTITION BY.
@@ -175,7 +179,7 @@ pub enum From {
         /// LEFT JOIN rather than inner.
         left_outer: bool,
         /// The join condition.
-        on: Expr,
+        on: Box<Expr>,
     },
 }
 
@@ -594,15 +598,7 @@ pub fn render(e: &Expr, s: &mut String) {
             render_list(&c.args, s);
             let order = |s: &mut String| {
                 s.push_str("ORDER BY ");
-                for (i, (e, desc)) in c.order.iter().enumerate() {
-                    if i > 0 {
-                        s.push_str(", ");
-                    }
-                    render(e, s);
-                    if *desc {
-                        s.push_str(" DESC");
-                    }
-                }
+                render_keys(&c.order, s);
             };
             if !c.order.is_empty() && !c.within {
                 s.push(' ');
@@ -624,6 +620,8 @@ pub fn render(e: &Expr, s: &mut String) {
             func,
             args,
             distinct,
+            arg_order,
+            filter,
             ignore_nulls,
             partition,
             order,
@@ -637,10 +635,20 @@ pub fn render(e: &Expr, s: &mut String) {
                 s.push_str("DISTINCT ");
             }
             render_list(args, s);
+            if !arg_order.is_empty() {
+                s.push_str(" ORDER BY ");
+                render_keys(arg_order, s);
+            }
             if *ignore_nulls {
                 s.push_str(" IGNORE NULLS");
             }
-            s.push_str(") OVER (");
+            s.push(')');
+            if let Some(f) = filter {
+                s.push_str(" FILTER (WHERE ");
+                render(f, s);
+                s.push(')');
+            }
+            s.push_str(" OVER (");
             if !partition.is_empty() {
                 s.push_str("PARTITION BY ");
                 render_list(partition, s);
@@ -650,15 +658,7 @@ pub fn render(e: &Expr, s: &mut String) {
                     s.push(' ');
                 }
                 s.push_str("ORDER BY ");
-                for (i, (e, desc)) in order.iter().enumerate() {
-                    if i > 0 {
-                        s.push_str(", ");
-                    }
-                    render(e, s);
-                    if *desc {
-                        s.push_str(" DESC");
-                    }
-                }
+                render_keys(order, s);
             }
             if let Some(f) = frame {
                 if !partition.is_empty() || !order.is_empty() {
@@ -667,6 +667,19 @@ pub fn render(e: &Expr, s: &mut String) {
                 s.push_str(f);
             }
             s.push(')');
+        }
+    }
+}
+
+/// ORDER BY keys (expression, descending), comma-separated.
+fn render_keys(keys: &[(Expr, bool)], s: &mut String) {
+    for (i, (e, desc)) in keys.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        render(e, s);
+        if *desc {
+            s.push_str(" DESC");
         }
     }
 }
@@ -723,11 +736,15 @@ impl Expr {
             }
             Expr::Window {
                 args,
+                arg_order,
+                filter,
                 partition,
                 order,
                 ..
             } => args
                 .iter()
+                .chain(arg_order.iter().map(|(e, _)| e))
+                .chain(filter.as_deref())
                 .chain(partition)
                 .chain(order.iter().map(|(e, _)| e))
                 .collect(),
@@ -806,6 +823,7 @@ impl Expr {
                 frame,
                 ignore_nulls,
                 partition,
+                filter,
                 ..
             } => {
                 let with = |f: &dyn Fn(&mut Expr)| {
@@ -813,6 +831,13 @@ impl Expr {
                     f(&mut c);
                     c
                 };
+                if filter.is_some() {
+                    out.push(with(&|c| {
+                        if let Expr::Window { filter, .. } = c {
+                            *filter = None;
+                        }
+                    }));
+                }
                 if frame.is_some() {
                     out.push(with(&|c| {
                         if let Expr::Window { frame, .. } = c {
@@ -902,11 +927,15 @@ impl Expr {
             }
             Expr::Window {
                 args,
+                arg_order,
+                filter,
                 partition,
                 order,
                 ..
             } => args
                 .iter_mut()
+                .chain(arg_order.iter_mut().map(|(e, _)| e))
+                .chain(filter.as_deref_mut())
                 .chain(partition.iter_mut())
                 .chain(order.iter_mut().map(|(e, _)| e))
                 .collect(),

@@ -1941,7 +1941,7 @@ impl<'a> Gen<'a> {
                 left: (self.table.clone(), "a".into()),
                 right: (self.table.clone(), "b".into()),
                 left_outer: self.rng.chance(30),
-                on,
+                on: on.boxed(),
             };
         }
         q

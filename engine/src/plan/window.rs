@@ -308,7 +308,7 @@ impl WindowCall {
     pub fn exprs(&self) -> Vec<&TExpr> {
         let mut out: Vec<&TExpr> = self.args.iter().collect();
         if let WindowFunc::Aggregate(a) = &self.func {
-            out.extend(a.args.iter());
+            out.extend(a.exprs());
         }
         out.extend(&self.partition);
         out.extend(self.order.iter().map(|k| &k.expr));
@@ -321,6 +321,8 @@ impl WindowCall {
         let mut out: Vec<&mut TExpr> = self.args.iter_mut().collect();
         if let WindowFunc::Aggregate(a) = &mut self.func {
             out.extend(a.args.iter_mut());
+            out.extend(a.filter.iter_mut());
+            out.extend(a.order.iter_mut().map(|o| &mut o.expr));
         }
         out.extend(&mut self.partition);
         out.extend(self.order.iter_mut().map(|k| &mut k.expr));
@@ -347,7 +349,26 @@ impl WindowCall {
         let mut args: Vec<String> = match &self.func {
             WindowFunc::Aggregate(a) => {
                 let d = if a.distinct { "DISTINCT " } else { "" };
-                vec![format!("{d}{}", a.arg().map_or("*".into(), f))]
+                let mut shown: Vec<String> = a.args.iter().map(f).collect();
+                if shown.is_empty() {
+                    shown.push("*".into());
+                }
+                let mut call = format!("{d}{}", shown.join(", "));
+                if !a.order.is_empty() {
+                    let keys: Vec<String> = a
+                        .order
+                        .iter()
+                        .map(|o| {
+                            let dir = if o.desc { " DESC" } else { "" };
+                            format!("{}{dir}", f(&o.expr))
+                        })
+                        .collect();
+                    call.push_str(&format!(" ORDER BY {}", keys.join(", ")));
+                }
+                if let Some(x) = &a.filter {
+                    call.push_str(&format!(") FILTER (WHERE {}", f(x)));
+                }
+                vec![call]
             }
             _ => self.args.iter().map(f).collect(),
         };

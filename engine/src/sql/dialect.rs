@@ -45,6 +45,10 @@ impl Dialect for StrataDialect {
     fn supports_bitwise_shift_operators(&self) -> bool {
         DUCK.supports_bitwise_shift_operators()
     }
+    /// `* EXCEPT (a, b)`, DuckDB's other spelling of `* EXCLUDE (a, b)`.
+    fn supports_select_wildcard_except(&self) -> bool {
+        true
+    }
     fn supports_named_fn_args_with_eq_operator(&self) -> bool {
         DUCK.supports_named_fn_args_with_eq_operator()
     }

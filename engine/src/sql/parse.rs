@@ -52,6 +52,9 @@ pub fn parse(text: &str) -> Result<Statement> {
     if stmts.len() != 1 {
         return invalid(format!("expected one statement, found {}", stmts.len()));
     }
+    if let Some(stmt) = stmts.first_mut() {
+        equals_args_to_comparisons(stmt);
+    }
     match stmts.pop() {
         Some(sql::Statement::Query(q)) => Ok(Statement::Query(q)),
         Some(sql::Statement::Explain {
@@ -82,6 +85,52 @@ pub fn parse_query(text: &str) -> Result<sql::Query> {
     }
 }
 
+/// DuckDB's dialect parses `f(a = b)` as a named argument `a` of `f`. No
+/// scalar, aggregate or window function strata knows takes named arguments,
+/// so inside an expression it is the comparison `a = b`, as DuckDB reads it
+/// (`bool_and(x = 0)`). Table functions in FROM (`read_csv(f, header =
+/// true)`) are not expressions and keep their named arguments.
+fn equals_args_to_comparisons(stmt: &mut sql::Statement) {
+    let _ = sql::visit_expressions_mut(stmt, |e| {
+        if let sql::Expr::Function(f) = e {
+            if let sql::FunctionArguments::List(list) = &mut f.args {
+                for a in &mut list.args {
+                    let name = match a {
+                        sql::FunctionArg::Named {
+                            name,
+                            arg: sql::FunctionArgExpr::Expr(_),
+                            operator: sql::FunctionArgOperator::Equals,
+                        } => sql::Expr::Identifier(name.clone()),
+                        sql::FunctionArg::ExprNamed {
+                            name,
+                            arg: sql::FunctionArgExpr::Expr(_),
+                            operator: sql::FunctionArgOperator::Equals,
+                        } => name.clone(),
+                        _ => continue,
+                    };
+                    if let sql::FunctionArg::Named {
+                        arg: sql::FunctionArgExpr::Expr(value),
+                        ..
+                    }
+                    | sql::FunctionArg::ExprNamed {
+                        arg: sql::FunctionArgExpr::Expr(value),
+                        ..
+                    } = a
+                    {
+                        let cmp = sql::Expr::BinaryOp {
+                            left: Box::new(name),
+                            op: sql::BinaryOperator::Eq,
+                            right: Box::new(value.clone()),
+                        };
+                        *a = sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(cmp));
+                    }
+                }
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+}
+
 fn first_words(s: &str) -> String {
     s.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
 }
@@ -108,5 +157,35 @@ mod tests {
             parse("SELECT 1; SELECT 2"),
             Err(EngineError::Invalid(_))
         ));
+    }
+
+    #[test]
+    fn equals_in_function_arguments_compares() {
+        let Ok(Statement::Query(q)) = parse("SELECT bool_and(x = 0), f(g(a = b)) FROM t") else {
+            panic!("not a query");
+        };
+        assert_eq!(q.to_string(), "SELECT bool_and(x = 0), f(g(a = b)) FROM t");
+        let sql::SetExpr::Select(s) = q.body.as_ref() else {
+            panic!("not a select");
+        };
+        let sql::SelectItem::UnnamedExpr(sql::Expr::Function(f)) = &s.projection[0] else {
+            panic!("not a call");
+        };
+        let sql::FunctionArguments::List(l) = &f.args else {
+            panic!("no arguments");
+        };
+        assert!(matches!(
+            &l.args[0],
+            sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::BinaryOp {
+                op: sql::BinaryOperator::Eq,
+                ..
+            }))
+        ));
+        // Table functions keep their named arguments.
+        let Ok(Statement::Query(q)) = parse("SELECT * FROM read_csv('x.csv', header = true)")
+        else {
+            panic!("not a query");
+        };
+        assert!(q.to_string().contains("header = true"));
     }
 }

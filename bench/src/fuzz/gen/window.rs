@@ -45,6 +45,8 @@ impl Gen<'_> {
             func: "count",
             args: Vec::new(),
             distinct: false,
+            arg_order: Vec::new(),
+            filter: None,
             ignore_nulls: false,
             partition: Vec::new(),
             order: Vec::new(),
@@ -113,9 +115,12 @@ impl Gen<'_> {
                 Ctx::Groups(_) => g.expr(k, g.max_depth.saturating_sub(1), ctx),
             }
         };
+        // ORDER BY inside an aggregate call: ending with its argument, so ties
+        // hold equal values.
+        let mut arg_order: Vec<(Expr, bool)> = Vec::new();
         let (func, args, distinct, kind, what): (&'static str, Vec<Expr>, bool, Kind, Func) =
             match self.rng.weighted(&[40, 25, 35]) {
-                0 => match self.rng.below(7) {
+                0 => match self.rng.below(10) {
                     0 => ("count", Vec::new(), false, Kind::Int, Func::Aggregate),
                     1 | 2 => {
                         let k = self.some_kind();
@@ -133,6 +138,34 @@ impl Gen<'_> {
                             vec![arg(self, k)],
                             false,
                             Kind::Float,
+                            Func::Aggregate,
+                        )
+                    }
+                    7 => {
+                        let x = arg(self, Kind::Str);
+                        let d = self.rng.chance(30);
+                        arg_order.push((x.clone(), self.rng.chance(50)));
+                        let sep = lit(*self.rng.pick(&["','", "'|'"]));
+                        ("string_agg", vec![x, sep], d, Kind::Str, Func::Aggregate)
+                    }
+                    8 => {
+                        let (a, b) = (arg(self, Kind::Int), arg(self, Kind::Int));
+                        let f = *self.rng.pick(&["regr_count", "covar_pop", "regr_sxy"]);
+                        let k = if f == "regr_count" {
+                            Kind::Int
+                        } else {
+                            Kind::Float
+                        };
+                        (f, vec![a, b], false, k, Func::Aggregate)
+                    }
+                    9 => {
+                        let x = arg(self, Kind::Int);
+                        let q = lit(*self.rng.pick(&["0", "0.25", "0.5", "1"]));
+                        (
+                            "quantile_disc",
+                            vec![x, q],
+                            false,
+                            Kind::Int,
                             Func::Aggregate,
                         )
                     }
@@ -183,6 +216,9 @@ impl Gen<'_> {
                     }
                 }
             };
+        let filter =
+            (matches!(what, Func::Aggregate) && matches!(ctx, Ctx::Row) && self.rng.chance(20))
+                .then(|| self.predicate().boxed());
         let ignore_nulls = matches!(what, Func::Positional | Func::Value)
             && func != "row_number"
             && func != "ntile"
@@ -264,6 +300,8 @@ impl Gen<'_> {
             func,
             args,
             distinct,
+            arg_order,
+            filter,
             ignore_nulls,
             partition,
             order,

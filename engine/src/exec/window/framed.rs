@@ -66,6 +66,16 @@ impl Strategy {
         let Some((invertible, mergeable)) = caps else {
             return Strategy::PerFrame;
         };
+        // The accumulators take one argument and every row; DISTINCT,
+        // FILTER, ORDER BY, more arguments and parameters go through the
+        // grouping aggregation.
+        if agg.args.len() > 1
+            || agg.distinct
+            || !agg.is_plain()
+            || !matches!(agg.param, crate::agg::func::AggParam::None)
+        {
+            return Strategy::PerFrame;
+        }
         let unordered_peers = call.order.is_empty() && f.units != FrameUnits::Rows;
         let plain = f.exclude == Exclude::NoOthers;
         let whole_start = matches!(f.start, FrameBound::UnboundedPreceding)
@@ -98,10 +108,11 @@ impl WithAccumulator for Caps {
 }
 
 /// Appends the aggregate's value over each row's frame, for the
-/// partitions `parts`, to `out`. `arg` is the argument by sorted position.
+/// partitions `parts`, to `out`. `inputs` are the call's arguments, FILTER
+/// and ORDER BY keys by sorted position.
 pub fn aggregate_partitions(
     call: &AggCall,
-    arg: Option<&Vector>,
+    inputs: &CallInputs,
     strategy: Strategy,
     frame: &FrameData,
     parts: &Parts,
@@ -114,11 +125,11 @@ pub fn aggregate_partitions(
             parts,
             out,
         };
-        if let Some(r) = with_accumulator(call, arg, run) {
+        if let Some(r) = with_accumulator(call, inputs.args.first(), run) {
             return r;
         }
     }
-    per_frame(call, arg, frame, parts, out)
+    per_frame(call, inputs, frame, parts, out)
 }
 
 /// Evaluation of one strategy with a concrete accumulator.
@@ -323,7 +334,7 @@ const PER_FRAME_ROWS: usize = 1 << 20;
 /// grouping aggregation: consecutive rows with the same frame share it.
 fn per_frame(
     call: &AggCall,
-    arg: Option<&Vector>,
+    all: &CallInputs,
     frame: &FrameData,
     parts: &Parts,
     out: &mut Vector,
@@ -347,9 +358,9 @@ fn per_frame(
             first: std::mem::take(first),
         };
         let inputs = CallInputs {
-            args: arg.map(|a| a.gather(idx)).into_iter().collect(),
-            filter: None,
-            order: Vec::new(),
+            args: all.args.iter().map(|a| a.gather(idx)).collect(),
+            filter: all.filter.as_ref().map(|f| f.gather(idx)),
+            order: all.order.iter().map(|o| o.gather(idx)).collect(),
         };
         let values = aggregate(call, &inputs, &g)?;
         out.append(&values.gather(rows_group));

@@ -19,6 +19,7 @@ pub mod sort;
 use rayon::prelude::*;
 
 use super::{Batch, ExecCtx, Operator};
+use crate::agg::accumulate::CallInputs;
 use crate::budget::vector_bytes;
 use crate::error::{EngineError, Result};
 use crate::expr::{eval, ExprKind, TExpr};
@@ -276,10 +277,22 @@ impl WindowOp {
             default: None,
             ignore_nulls: call.ignore_nulls,
         };
-        let mut agg_arg = None;
+        let mut agg_inputs = CallInputs {
+            args: Vec::new(),
+            filter: None,
+            order: Vec::new(),
+        };
         match &call.func {
             WindowFunc::Aggregate(a) => {
-                agg_arg = a.arg().map(&sorted_eval).transpose()?;
+                agg_inputs = CallInputs {
+                    args: a.args.iter().map(&sorted_eval).collect::<Result<_>>()?,
+                    filter: a.filter.as_ref().map(&sorted_eval).transpose()?,
+                    order: a
+                        .order
+                        .iter()
+                        .map(|o| sorted_eval(&o.expr))
+                        .collect::<Result<_>>()?,
+                };
             }
             WindowFunc::Ntile => args.n = call.args.first().map(&count).transpose()?,
             _ => {
@@ -288,9 +301,12 @@ impl WindowOp {
                 args.default = call.args.get(2).map(&sorted_eval).transpose()?;
             }
         }
-        let held: u64 = [args.x.as_ref(), args.default.as_ref(), agg_arg.as_ref()]
+        let held: u64 = [args.x.as_ref(), args.default.as_ref()]
             .into_iter()
             .flatten()
+            .chain(&agg_inputs.args)
+            .chain(&agg_inputs.filter)
+            .chain(&agg_inputs.order)
             .map(vector_bytes)
             .sum();
         let _held = ctx.budget.hold(held, "window function arguments")?;
@@ -325,7 +341,7 @@ impl WindowOp {
                         })?;
                         framed::aggregate_partitions(
                             a,
-                            agg_arg.as_ref(),
+                            &agg_inputs,
                             strategy,
                             frame,
                             &parts,

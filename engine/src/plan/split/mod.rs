@@ -394,6 +394,11 @@ fn cut_at(node: &LogicalPlan, lower: LogicalPlan, limit: Option<u64>) -> Result<
             Combine::Distinct,
             with_input(node, leaf),
         ),
+        LogicalPlan::DistinctOn { order, .. } if order.is_empty() => {
+            return Err(EngineError::NotSplittable(
+                "the first row of each group in input order needs the groups' rows in order".into(),
+            ))
+        }
         LogicalPlan::DistinctOn { .. } => same(
             with_input(node, lower),
             Combine::DistinctOn,

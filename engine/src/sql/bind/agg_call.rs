@@ -20,6 +20,9 @@ use crate::value::{LType, Value};
 struct Written<'s> {
     args: Vec<&'s SqlExpr>,
     star: bool,
+    /// `t.*`: the table the star names (a row, never NULL: `count(t.*)`
+    /// counts rows).
+    star_of: Option<String>,
     distinct: bool,
     order: Vec<&'s sql::OrderByExpr>,
     filter: Option<&'s SqlExpr>,
@@ -35,6 +38,7 @@ fn written<'s>(name: &str, f: &'s sql::Function) -> Result<Written<'s>> {
     let mut w = Written {
         args: Vec::new(),
         star: false,
+        star_of: None,
         distinct: false,
         order: Vec::new(),
         filter: f.filter.as_deref(),
@@ -53,6 +57,12 @@ fn written<'s>(name: &str, f: &'s sql::Function) -> Result<Written<'s>> {
                 match a {
                     sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(e)) => w.args.push(e),
                     sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Wildcard) => w.star = true,
+                    sql::FunctionArg::Unnamed(sql::FunctionArgExpr::QualifiedWildcard(t))
+                        if name == "count" =>
+                    {
+                        w.star = true;
+                        w.star_of = Some(t.to_string());
+                    }
                     other => return unsupported(format!("function argument {other}")),
                 }
             }
@@ -106,6 +116,11 @@ impl ExprBinder<'_> {
         w: &mut Written<'s>,
         f: &'s sql::Function,
     ) -> Result<AggCall> {
+        if let Some(t) = &w.star_of {
+            if !self.scope.has_qualifier(t) {
+                return invalid(format!("Referenced table \"{t}\" not found!"));
+            }
+        }
         if w.star {
             if func != AggFunc::Count || !w.args.is_empty() || w.distinct {
                 return invalid(format!("{name}(*) is not an aggregate call"));
@@ -174,6 +189,9 @@ impl ExprBinder<'_> {
             return Ok(AggCall::new(func, args, LType::Int64));
         }
         let (args, ty) = func.signature(args, &|e, t| cast_to(e, t))?;
+        // A constant key orders nothing (and need not be an argument of a
+        // DISTINCT call: `string_agg(DISTINCT 0, '' ORDER BY 0)`).
+        order.retain(|o| !o.expr.is_constant());
         let mut distinct = w.distinct;
         if distinct && !order.is_empty() {
             let plain: Vec<&TExpr> = args.iter().map(uncast).collect();

@@ -325,6 +325,38 @@ impl<'a> ExprBinder<'a> {
                 }
                 str_call(StrFn::ConcatOp, args)
             }
+            SqlExpr::BinaryOp {
+                left,
+                op:
+                    op @ (sql::BinaryOperator::PGLikeMatch
+                    | sql::BinaryOperator::PGILikeMatch
+                    | sql::BinaryOperator::PGNotLikeMatch
+                    | sql::BinaryOperator::PGNotILikeMatch),
+                right,
+            } => {
+                // `~~` is LIKE, `~~*` ILIKE, `!~~` / `!~~*` their negations.
+                use sql::BinaryOperator as B;
+                let negated = matches!(op, B::PGNotLikeMatch | B::PGNotILikeMatch);
+                let (expr, pattern) = (left.clone(), right.clone());
+                let like = if matches!(op, B::PGLikeMatch | B::PGNotLikeMatch) {
+                    SqlExpr::Like {
+                        negated,
+                        any: false,
+                        expr,
+                        pattern,
+                        escape_char: None,
+                    }
+                } else {
+                    SqlExpr::ILike {
+                        negated,
+                        any: false,
+                        expr,
+                        pattern,
+                        escape_char: None,
+                    }
+                };
+                self.expr(&like)
+            }
             SqlExpr::BinaryOp { left, op, right } => {
                 let (l, r) = (self.expr(left)?, self.expr(right)?);
                 let literals = (is_literal_syntax(left), is_literal_syntax(right));

@@ -169,14 +169,19 @@ impl Binder<'_> {
         // the plan they apply to.
         let select: Vec<(String, TExpr)>;
         let mut order_keys: Vec<OrderKey> = Vec::new();
+        // Why ORDER BY could not be bound over the select's input (an
+        // error for all but a SELECT DISTINCT that orders by its items).
+        let mut order_error: Option<EngineError> = None;
         if !is_agg {
             let mut b = ExprBinder::new(&scope)
                 .with_aliases(&aliases)
                 .with_binder(self);
             b.windows = Some(WindowCtx::new(&sel.named_window)?);
             let bound = bind_items(&items, &mut b)?;
-            if matches!(distinct, Distinct::No) {
-                order_keys = resolve_order(order, &items, &bound, &mut |e| b.expr(e))?;
+            if !matches!(distinct, Distinct::On(_)) {
+                order_keys = resolve_order(order, &items, &bound, &mut |e| b.expr(e))
+                    .map_err(|e| order_error = Some(e))
+                    .unwrap_or_default();
             }
             let qualify = match &sel.qualify {
                 Some(q) => {
@@ -292,11 +297,13 @@ impl Binder<'_> {
                     Some(over_groups(e, &keys, &scope)?)
                 }
             };
-            if matches!(distinct, Distinct::No) {
+            if !matches!(distinct, Distinct::On(_)) {
                 order_keys = resolve_order(order, &items, &post_items, &mut |e| {
                     let x = b.expr(e)?;
                     over_groups(x, &keys, &scope)
-                })?;
+                })
+                .map_err(|e| order_error = Some(e))
+                .unwrap_or_default();
             }
             let qualify = match &sel.qualify {
                 Some(q) => {
@@ -399,6 +406,9 @@ impl Binder<'_> {
 
         match distinct {
             Distinct::No => {
+                if let Some(e) = order_error {
+                    return Err(e);
+                }
                 if !order_keys.is_empty() {
                     plan = LogicalPlan::Sort {
                         input: plan.boxed(),
@@ -409,11 +419,21 @@ impl Binder<'_> {
                 Ok(limits.apply(plan))
             }
             Distinct::All => {
-                let plan = project(plan, select.clone());
-                let plan = LogicalPlan::Distinct {
-                    input: plan.boxed(),
+                let keys = match distinct_order(order, &items, &select, &scope, &aliases, is_agg)? {
+                    Some(keys) => keys,
+                    // DuckDB orders each distinct row by the keys' values in
+                    // the first input row of its group.
+                    None => {
+                        if let Some(e) = order_error {
+                            return Err(e);
+                        }
+                        let on = select.iter().map(|(_, e)| e.clone()).collect();
+                        return Ok(first_of_groups(plan, select, on, order_keys, false, limits));
+                    }
                 };
-                let keys = distinct_order(order, &items, &select, &scope, &aliases, is_agg)?;
+                let plan = LogicalPlan::Distinct {
+                    input: project(plan, select).boxed(),
+                };
                 let plan = if keys.is_empty() {
                     plan
                 } else {
@@ -457,43 +477,61 @@ impl Binder<'_> {
             });
         }
         let order_keys = resolve_order(order, items, &select, &mut |e| b.expr(e))?;
-        let width = select.len();
-        let mut all = select.clone();
-        let mut on_cols = Vec::new();
-        for (k, e) in on_exprs.into_iter().enumerate() {
-            on_cols.push(col(all.len(), e.ty));
-            all.push((format!("#on{k}"), e));
-        }
-        let mut keys = Vec::new();
-        for (k, o) in order_keys.into_iter().enumerate() {
-            keys.push(OrderKey {
-                expr: col(all.len(), o.expr.ty),
-                desc: o.desc,
-                nulls_first: o.nulls_first,
-            });
-            all.push((format!("#order{k}"), o.expr));
-        }
-        let mut plan = project(plan, all);
-        plan = LogicalPlan::DistinctOn {
-            input: plan.boxed(),
-            on: on_cols,
-            order: keys.clone(),
-        };
-        if !keys.is_empty() {
-            plan = LogicalPlan::Sort {
-                input: plan.boxed(),
-                keys,
-            };
-        }
-        plan = limits.apply(plan);
-        let visible: Vec<(String, TExpr)> = select
-            .iter()
-            .enumerate()
-            .map(|(i, (n, e))| (n.clone(), col(i, e.ty)))
-            .collect();
-        debug_assert_eq!(visible.len(), width);
-        Ok(project(plan, visible))
+        Ok(first_of_groups(
+            plan, select, on_exprs, order_keys, true, limits,
+        ))
     }
+}
+
+/// The first row of each group of equal `on` values, taken in the order of
+/// `order_keys` when `by_order` (DISTINCT ON), else in input order, then
+/// the groups sorted by `order_keys` (all expressions over `plan`): the
+/// select list plus the ON expressions and ORDER BY keys as hidden
+/// columns, dropped at the end.
+fn first_of_groups(
+    plan: LogicalPlan,
+    select: Vec<(String, TExpr)>,
+    on_exprs: Vec<TExpr>,
+    order_keys: Vec<OrderKey>,
+    by_order: bool,
+    limits: Limits,
+) -> LogicalPlan {
+    let width = select.len();
+    let mut all = select.clone();
+    let mut on_cols = Vec::new();
+    for (k, e) in on_exprs.into_iter().enumerate() {
+        on_cols.push(col(all.len(), e.ty));
+        all.push((format!("#on{k}"), e));
+    }
+    let mut keys = Vec::new();
+    for (k, o) in order_keys.into_iter().enumerate() {
+        keys.push(OrderKey {
+            expr: col(all.len(), o.expr.ty),
+            desc: o.desc,
+            nulls_first: o.nulls_first,
+        });
+        all.push((format!("#order{k}"), o.expr));
+    }
+    let mut plan = project(plan, all);
+    plan = LogicalPlan::DistinctOn {
+        input: plan.boxed(),
+        on: on_cols,
+        order: if by_order { keys.clone() } else { Vec::new() },
+    };
+    if !keys.is_empty() {
+        plan = LogicalPlan::Sort {
+            input: plan.boxed(),
+            keys,
+        };
+    }
+    plan = limits.apply(plan);
+    let visible: Vec<(String, TExpr)> = select
+        .iter()
+        .enumerate()
+        .map(|(i, (n, e))| (n.clone(), col(i, e.ty)))
+        .collect();
+    debug_assert_eq!(visible.len(), width);
+    project(plan, visible)
 }
 
 /// Where a group key comes from.
@@ -595,8 +633,9 @@ fn alias_position(e: &SqlExpr, items: &[Item]) -> Option<usize> {
         })
 }
 
-/// ORDER BY of a `SELECT DISTINCT`: over the distinct rows, so each key
-/// must be a select item (by position, alias or equal expression).
+/// ORDER BY of a `SELECT DISTINCT` over the distinct rows, each key a
+/// select item (by position, alias or equal expression); `None` if a key
+/// is not.
 fn distinct_order(
     order: &OrderSpec,
     items: &[Item],
@@ -604,19 +643,21 @@ fn distinct_order(
     scope: &Scope,
     aliases: &[(String, SqlExpr)],
     is_agg: bool,
-) -> Result<Vec<OrderKey>> {
+) -> Result<Option<Vec<OrderKey>>> {
     let out_col = |i: usize| col(i, select[i].1.ty);
     match order {
-        OrderSpec::None => Ok(Vec::new()),
+        OrderSpec::None => Ok(Some(Vec::new())),
         OrderSpec::All(opts) => {
             let (desc, nulls_first) = order_options(opts)?;
-            Ok((0..select.len())
-                .map(|i| OrderKey {
-                    expr: out_col(i),
-                    desc,
-                    nulls_first,
-                })
-                .collect())
+            Ok(Some(
+                (0..select.len())
+                    .map(|i| OrderKey {
+                        expr: out_col(i),
+                        desc,
+                        nulls_first,
+                    })
+                    .collect(),
+            ))
         }
         OrderSpec::Exprs(exprs) => {
             let mut keys = Vec::new();
@@ -625,7 +666,11 @@ fn distinct_order(
                     Some(i) => Some(i),
                     None => match alias_position(&o.expr, items) {
                         Some(i) => Some(i),
-                        None if is_agg => None,
+                        // Over groups: a select item written the same way.
+                        None if is_agg => items.iter().position(|i| match &i.expr {
+                            ItemExpr::Sql(e) => **e == o.expr,
+                            ItemExpr::Column(_) => ident_of(&o.expr).is_some_and(|n| n == i.name),
+                        }),
                         None => {
                             let e = ExprBinder::new(scope).with_aliases(aliases).expr(&o.expr)?;
                             select.iter().position(|(_, s)| *s == e)
@@ -633,14 +678,11 @@ fn distinct_order(
                     },
                 };
                 let Some(i) = pos else {
-                    return Err(EngineError::Invalid(format!(
-                        "for SELECT DISTINCT, ORDER BY expressions must appear in the select list ({})",
-                        expr_name(&o.expr)
-                    )));
+                    return Ok(None);
                 };
                 keys.push(order_key(out_col(i), o)?);
             }
-            Ok(keys)
+            Ok(Some(keys))
         }
     }
 }

@@ -120,7 +120,7 @@ fn star(
     cols: Vec<usize>,
     opts: &sql::WildcardAdditionalOptions,
 ) -> Result<Vec<Item>> {
-    if opts.opt_ilike.is_some() || opts.opt_except.is_some() || opts.opt_rename.is_some() {
+    if opts.opt_ilike.is_some() || opts.opt_rename.is_some() {
         return unsupported(format!("* with {}", opts.to_string().trim()));
     }
     let find = |name: &str, what: &str| -> Result<usize> {
@@ -141,20 +141,29 @@ fn star(
         })
     };
     let mut excluded = vec![false; cols.len()];
-    if let Some(ex) = &opts.opt_exclude {
-        let names = match ex {
-            sql::ExcludeSelectItem::Single(n) => vec![n.clone()],
-            sql::ExcludeSelectItem::Multiple(v) => v.clone(),
-        };
-        for n in names {
-            let name = n.0.last().map(|p| p.to_string()).unwrap_or_default();
-            let name = name.trim_matches('"');
-            let i = find(name, "EXCLUDE")?;
-            if excluded[i] {
-                return invalid(format!("column {name:?} is excluded twice"));
-            }
-            excluded[i] = true;
+    let mut names: Vec<String> = match &opts.opt_exclude {
+        None => Vec::new(),
+        Some(sql::ExcludeSelectItem::Single(n)) => vec![n.clone()],
+        Some(sql::ExcludeSelectItem::Multiple(v)) => v.clone(),
+    }
+    .into_iter()
+    .map(|n| n.0.last().map(|p| p.to_string()).unwrap_or_default())
+    .collect();
+    // `* EXCEPT (...)`: the same as EXCLUDE.
+    if let Some(ex) = &opts.opt_except {
+        names.extend(
+            std::iter::once(&ex.first_element)
+                .chain(&ex.additional_elements)
+                .map(|i| i.value.clone()),
+        );
+    }
+    for n in names {
+        let name = n.trim_matches('"');
+        let i = find(name, "EXCLUDE")?;
+        if excluded[i] {
+            return invalid(format!("column {name:?} is excluded twice"));
         }
+        excluded[i] = true;
     }
     let mut replaced: Vec<Option<SqlExpr>> = vec![None; cols.len()];
     if let Some(rep) = &opts.opt_replace {

@@ -245,11 +245,10 @@ impl ExprBinder<'_> {
         name: &str,
         spec: &sql::WindowSpec,
     ) -> Result<WindowCall> {
-        if f.filter.is_some() || !f.within_group.is_empty() {
-            return unsupported(format!(
-                "{name}() with FILTER or WITHIN GROUP over a window"
-            ));
+        if !f.within_group.is_empty() {
+            return unsupported(format!("{name}() with WITHIN GROUP over a window"));
         }
+        let mut arg_order: Vec<sql::OrderByExpr> = Vec::new();
         let mut ignore_nulls = matches!(f.null_treatment, Some(sql::NullTreatment::IgnoreNulls));
         let (args, distinct) = match &f.args {
             sql::FunctionArguments::None => (Vec::new(), false),
@@ -262,9 +261,7 @@ impl ExprBinder<'_> {
                         sql::FunctionArgumentClause::IgnoreOrRespectNulls(t) => {
                             ignore_nulls = matches!(t, sql::NullTreatment::IgnoreNulls)
                         }
-                        sql::FunctionArgumentClause::OrderBy(_) => {
-                            return unsupported(format!("ORDER BY in the arguments of {name}()"))
-                        }
+                        sql::FunctionArgumentClause::OrderBy(o) => arg_order = o.clone(),
                         other => return unsupported(format!("{name}() argument clause {other}")),
                     }
                 }
@@ -290,7 +287,14 @@ impl ExprBinder<'_> {
         let func = match WindowFunc::from_name(name) {
             Some(w) => w,
             None => match AggFunc::from_name(name) {
-                Some(a) => WindowFunc::Aggregate(self.window_aggregate(name, a, &args, distinct)?),
+                Some(a) => {
+                    let clauses = AggClauses {
+                        distinct,
+                        filter: f.filter.as_deref(),
+                        order: &arg_order,
+                    };
+                    WindowFunc::Aggregate(self.window_aggregate(name, a, &args, clauses)?)
+                }
                 None => return unsupported(format!("window function {name}()")),
             },
         };
@@ -301,6 +305,14 @@ impl ExprBinder<'_> {
         }
         if distinct && !matches!(func, WindowFunc::Aggregate(_)) {
             return invalid(format!("DISTINCT is not supported for {name}()"));
+        }
+        if !matches!(func, WindowFunc::Aggregate(_)) {
+            if f.filter.is_some() {
+                return unsupported(format!("FILTER in {name}() over a window"));
+            }
+            if !arg_order.is_empty() {
+                return unsupported(format!("ORDER BY in the arguments of {name}()"));
+            }
         }
         // The function's own arguments.
         let mut bound = Vec::new();
@@ -418,26 +430,41 @@ impl ExprBinder<'_> {
         name: &str,
         func: AggFunc,
         args: &[Option<SqlExpr>],
-        distinct: bool,
+        clauses: AggClauses,
     ) -> Result<AggCall> {
         let mut bound = Vec::new();
         let mut columns = Vec::new();
+        // An expression bound here, and what the call sees in its place: a
+        // constant as written, anything else a column of its own.
+        let mut stand_in = |b: &mut Self, e: &SqlExpr| -> Result<SqlExpr> {
+            let x = b.expr(e)?;
+            if x.is_constant() {
+                return Ok(e.clone());
+            }
+            // One column per distinct expression: DISTINCT checks that the
+            // ORDER BY keys are arguments.
+            if let Some(k) = bound.iter().position(|y| *y == x) {
+                return Ok(SqlExpr::Identifier(sql::Ident::new(format!("#arg{k}"))));
+            }
+            let col = format!("#arg{}", columns.len());
+            columns.push(Column::new(col.clone(), x.ty));
+            bound.push(x);
+            Ok(SqlExpr::Identifier(sql::Ident::new(col)))
+        };
         let mut stand_ins = Vec::new();
         for a in args {
-            match a {
-                None => stand_ins.push(None),
-                Some(e) => {
-                    let b = self.expr(e)?;
-                    if b.is_constant() {
-                        stand_ins.push(Some(e.clone()));
-                    } else {
-                        let col = format!("#arg{}", columns.len());
-                        columns.push(Column::new(col.clone(), b.ty));
-                        bound.push(b);
-                        stand_ins.push(Some(SqlExpr::Identifier(sql::Ident::new(col))));
-                    }
-                }
-            }
+            stand_ins.push(a.as_ref().map(|e| stand_in(self, e)).transpose()?);
+        }
+        let filter = clauses
+            .filter
+            .map(|e| stand_in(self, e).map(Box::new))
+            .transpose()?;
+        let mut order = Vec::new();
+        for o in clauses.order {
+            order.push(sql::OrderByExpr {
+                expr: stand_in(self, &o.expr)?,
+                ..o.clone()
+            });
         }
         let scope = Scope::new(columns);
         let mut b = ExprBinder::new(&scope);
@@ -459,12 +486,18 @@ impl ExprBinder<'_> {
             uses_odbc_syntax: false,
             parameters: sql::FunctionArguments::None,
             args: sql::FunctionArguments::List(sql::FunctionArgumentList {
-                duplicate_treatment: distinct.then_some(sql::DuplicateTreatment::Distinct),
+                duplicate_treatment: clauses
+                    .distinct
+                    .then_some(sql::DuplicateTreatment::Distinct),
                 args: call_args,
-                clauses: Vec::new(),
+                clauses: if order.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![sql::FunctionArgumentClause::OrderBy(order)]
+                },
             }),
             within_group: Vec::new(),
-            filter: None,
+            filter,
             null_treatment: None,
             over: None,
         };
@@ -474,21 +507,15 @@ impl ExprBinder<'_> {
             .take()
             .and_then(|c| c.aggs.into_iter().next())
             .ok_or_else(|| EngineError::Internal("window aggregate not bound".into()))?;
-        // The window operator feeds an aggregate one argument and no
-        // clauses.
-        if call.args.len() > 1
-            || !call.is_plain()
-            || !matches!(call.param, crate::agg::func::AggParam::None)
-        {
-            return unsupported(format!(
-                "{name}() over a window (window aggregates take one argument and no parameter)"
-            ));
-        }
         call.args = call
             .args
             .into_iter()
             .map(|a| a.substitute(&bound))
             .collect();
+        call.filter = call.filter.map(|x| x.substitute(&bound));
+        for o in &mut call.order {
+            o.expr = o.expr.clone().substitute(&bound);
+        }
         Ok(call)
     }
 
@@ -640,4 +667,11 @@ fn is_negative(v: &Value) -> bool {
         Value::Float(x) => *x < 0.0,
         _ => false,
     }
+}
+
+/// The clauses of an aggregate call over a window.
+struct AggClauses<'a> {
+    distinct: bool,
+    filter: Option<&'a SqlExpr>,
+    order: &'a [sql::OrderByExpr],
 }
