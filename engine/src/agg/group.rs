@@ -817,18 +817,58 @@ fn build_groups(
     for &j in visit.iter() {
         states[gids[j as usize] as usize * sw] += 1;
     }
-    // Arguments of several columns, evaluated together: each column is
-    // read, and each shared part computed, once.
-    let multi_col = |s: &&AggSlot| s.pass_arg().is_some_and(|a| a.columns().len() > 1);
-    let multi: Vec<&TExpr> = layout
+    // Arguments evaluated at the rows, together: those of several columns,
+    // and those of one column with nearly a value per row (looking each
+    // row's value up in a per-value array that large misses the cache once
+    // per aggregate; the rows' values are read once for all of them).
+    // Each column is read, and each shared part computed, once.
+    let at_rows = layout
         .slots
         .iter()
-        .filter(multi_col)
-        .filter_map(|s| s.pass_arg())
+        .map(|s| {
+            Ok(match s.pass_arg() {
+                Some(a) => match a.columns().as_slice() {
+                    [] => false,
+                    [c] => {
+                        !is_str_kind(s.kind)
+                            && ctx.chunk(*c)?.distinct().saturating_mul(2) > rows.len()
+                    }
+                    _ => true,
+                },
+                None => false,
+            })
+        })
+        .collect::<Result<Vec<bool>>>()?;
+    let mut multi: Vec<&TExpr> = Vec::new();
+    let arg_at: Vec<Option<usize>> = layout
+        .slots
+        .iter()
+        .zip(&at_rows)
+        .map(|(s, &at)| {
+            let a = s.pass_arg().filter(|_| at)?;
+            Some(multi.iter().position(|m| *m == a).unwrap_or_else(|| {
+                multi.push(a);
+                multi.len() - 1
+            }))
+        })
         .collect();
-    let mut per_row = ctx.eval_at(&rows, &multi)?.into_iter();
-    for s in &layout.slots {
-        let v = if multi_col(&s) { per_row.next() } else { None };
+    let per_row = ctx.eval_at(&rows, &multi)?;
+    let mut copies: Vec<(usize, usize, usize)> = Vec::new();
+    for (k, s) in layout.slots.iter().enumerate() {
+        // A call with the same state and argument as an earlier one (`sum(x)`
+        // and `avg(x)`) copies its states once they are built.
+        if let Some(first) = layout.slots[..k].iter().position(|t| {
+            t.kind == s.kind
+                && !is_str_kind(s.kind)
+                && t.pass_arg().is_some()
+                && t.pass_arg() == s.pass_arg()
+                && t.call.filter == s.call.filter
+        }) {
+            let (from, to, w) = (layout.slots[first].off, s.off, s.kind.words());
+            copies.push((from, to, w));
+            continue;
+        }
+        let v = arg_at[k].map(|i| per_row[i].clone());
         let (vals, idx, src) = arg_values(s, ctx, &rows, v)?;
         if let Some(src) = src {
             str_srcs.push((s.off, src));
@@ -853,6 +893,11 @@ fn build_groups(
                 let rows = visit.iter().map(|&j| (group(j), j as usize));
                 vals.update_rows(s.kind, &mut states, sw, s.off, rows)
             }
+        }
+    }
+    for st in states.chunks_exact_mut(sw) {
+        for &(from, to, w) in &copies {
+            st.copy_within(from..from + w, to);
         }
     }
     let block_tag = (ctx.block as u64) << 32;

@@ -1119,7 +1119,10 @@ pub fn arith(op: ArithOp, a: &Vector, b: &Vector, ty: LType) -> Result<Vector> {
             Data::I64(int_arith!(x, y, fits))
         }
         (Data::U64(x), Data::U64(y)) => Data::U64(int_arith!(x, y, |_| true)),
-        (Data::I128(x), Data::I128(y)) => Data::I128(int_arith!(x, y, fits_digits)),
+        (Data::I128(x), Data::I128(y)) => match i128_arith_unchecked(op, x, y, digits) {
+            Some(out) => Data::I128(out),
+            None => Data::I128(int_arith!(x, y, fits_digits)),
+        },
         _ => {
             return Err(EngineError::Internal(format!(
                 "arithmetic on {} and {}",
@@ -1172,6 +1175,41 @@ fn i64_arith_unchecked(op: ArithOp, x: &[i64], y: &[i64], bounds: (i64, i64)) ->
         _ => return None,
     };
     (!bad).then_some(out)
+}
+
+/// `+`, `-` and `*` over `i128`s without a check per row, where the
+/// operands' largest magnitudes (NULL slots included) prove that no result
+/// overflows or exceeds `digits` (a DECIMAL's bound, exclusive): `None`
+/// otherwise, or for the other operators, and the checked loop of [`arith`]
+/// decides row by row. Operands that all fit in `i64` (DECIMAL columns
+/// widened for a product) multiply by one widening multiplication each.
+fn i128_arith_unchecked(
+    op: ArithOp,
+    x: &[i128],
+    y: &[i128],
+    digits: Option<u128>,
+) -> Option<Vec<i128>> {
+    let max_abs = |v: &[i128]| v.iter().map(|a| a.unsigned_abs()).max().unwrap_or(0);
+    let (mx, my) = (max_abs(x), max_abs(y));
+    let bound = match op {
+        ArithOp::Add | ArithOp::Sub => mx.checked_add(my)?,
+        ArithOp::Mul => mx.checked_mul(my)?,
+        _ => return None,
+    };
+    // The largest magnitude of a result must be representable and in range.
+    if bound > i128::MAX as u128 || digits.is_some_and(|d| bound >= d) {
+        return None;
+    }
+    let small = |m: u128| m <= i64::MAX as u128;
+    let zip = x.iter().zip(y);
+    Some(match op {
+        ArithOp::Add => zip.map(|(&p, &q)| p + q).collect(),
+        ArithOp::Sub => zip.map(|(&p, &q)| p - q).collect(),
+        _ if small(mx) && small(my) => zip
+            .map(|(&p, &q)| i128::from(p as i64) * i128::from(q as i64))
+            .collect(),
+        _ => zip.map(|(&p, &q)| p * q).collect(),
+    })
 }
 
 /// Compares two vectors of the same physical type.
