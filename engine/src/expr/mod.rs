@@ -922,7 +922,7 @@ fn map_i64(v: &Vector, ty: LType, f: impl Fn(i64) -> i64) -> Result<Vector> {
 /// Splits a DATE (days) or TIMESTAMP (microseconds) into its day number and
 /// the microseconds into that day. A DATE is never widened to microseconds:
 /// dates far from 1970 do not fit an i64 of microseconds.
-fn day_and_time(ty: LType, t: i64) -> (i64, i64) {
+pub(crate) fn day_and_time(ty: LType, t: i64) -> (i64, i64) {
     if ty == LType::Date {
         (t, 0)
     } else {

@@ -549,17 +549,12 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
                 return Err(EngineError::Internal("strftime of a non-timestamp".into()));
             };
             // A DATE stays in days: far dates have no microsecond TIMESTAMP.
-            let is_date = a.ty == LType::Date;
-            let split = |t: i64| match is_date {
-                true => (t, 0),
-                false => (t.div_euclid(MICROS_PER_DAY), t.rem_euclid(MICROS_PER_DAY)),
-            };
             return Ok(Vector {
                 ty,
                 data: Data::Str(
                     d.iter()
                         .map(|&t| {
-                            let (days, rem_us) = split(t);
+                            let (days, rem_us) = crate::expr::day_and_time(a.ty, t);
                             strftime(items, days, rem_us)
                         })
                         .collect(),

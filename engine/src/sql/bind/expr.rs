@@ -796,7 +796,7 @@ impl<'a> ExprBinder<'a> {
         };
         // Arithmetic with a NULL constant is NULL: the other side is never
         // evaluated (as in DuckDB), so it cannot fail.
-        if [&l, &r].iter().any(|x| x.as_lit() == Some(&Value::Null)) {
+        if either_null_constant(&l, &r) {
             return Ok(TExpr::lit(Value::Null, ty));
         }
         let (l, r) = (cast_to(l, ty)?, cast_to(r, ty)?);
@@ -810,7 +810,7 @@ impl<'a> ExprBinder<'a> {
         // A comparison with a NULL constant is NULL whatever the other side
         // (which, as in DuckDB, is then never evaluated and cannot fail),
         // even a typed NULL of a type the other side does not compare with.
-        if [&l, &r].iter().any(|x| x.as_lit() == Some(&Value::Null)) {
+        if either_null_constant(&l, &r) {
             return Ok(TExpr::lit(Value::Null, LType::Bool));
         }
         let ty = common_type(&l, &r)?;
@@ -820,6 +820,12 @@ impl<'a> ExprBinder<'a> {
             ty: LType::Bool,
         })
     }
+}
+
+/// Whether `l` or `r` is a NULL constant: a binary operator over it is NULL
+/// without evaluating the other side.
+fn either_null_constant(l: &TExpr, r: &TExpr) -> bool {
+    [l, r].iter().any(|x| x.as_lit() == Some(&Value::Null))
 }
 
 /// Whether `e` is written as a literal (possibly negated or parenthesised).
