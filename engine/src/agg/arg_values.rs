@@ -3,7 +3,8 @@
 //! one value `n` times (per distinct value with its count).
 
 use crate::agg::layout::{
-    get_i128, kahan, moments, set_i128, set_kahan, set_moments, set_welford, welford, StateKind,
+    float_sum, get_i128, kahan, moments, set_float_sum, set_i128, set_kahan, set_moments,
+    set_welford, welford, StateKind,
 };
 use crate::value::{Data, Value, Vector};
 
@@ -56,31 +57,15 @@ fn ints(v: &Vector) -> Vec<i128> {
     }
 }
 
-/// `sum + x * n`, or, where `x * n` overflows, `x` added `n` times as the
-/// rows would add it (`-inf` plus `1.5e308` twice stays `-inf`, not NaN).
-#[inline]
-fn add_times(sum: f64, x: f64, n: u64) -> f64 {
-    let whole = x * n as f64;
-    if n == 1 || whole.is_finite() || !x.is_finite() {
-        return sum + whole;
-    }
-    let mut s = sum;
-    for _ in 0..n {
-        s += x;
-        if !s.is_finite() {
-            break;
-        }
-    }
-    s
-}
-
 /// Adds the float `x` `n` times to a state of a float kind at `s[o..]`.
 #[inline]
 pub fn add_float(kind: StateKind, s: &mut [u64], o: usize, x: f64, n: u64) {
     match kind {
         StateKind::SumFloat => {
             s[o] += n;
-            s[o + 1] = add_times(f64::from_bits(s[o + 1]), x, n).to_bits();
+            let mut sum = float_sum(s, o);
+            sum.add_n(x, n);
+            set_float_sum(s, o, &sum);
         }
         StateKind::Welford => {
             let mut w = welford(s, o);
@@ -249,7 +234,9 @@ impl ArgValues {
                     if valid[i] {
                         let b = g * sw + o;
                         states[b] += 1;
-                        states[b + 1] = (f64::from_bits(states[b + 1]) + vals[i]).to_bits();
+                        let mut sum = float_sum(states, b);
+                        sum.add(vals[i]);
+                        set_float_sum(states, b, &sum);
                     }
                 }
             }

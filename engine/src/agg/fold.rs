@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use crate::agg::accumulate::{atom, Atom};
+use crate::agg::float_sum::FloatSum;
 use crate::agg::func::{AggCall, AggFunc, AggParam, Quantile};
 use crate::agg::hll;
 use crate::agg::holistic::{entropy, quantile, Runs};
@@ -332,16 +333,16 @@ fn ints(ty: LType, v: Vec<i64>) -> Vector {
 fn sum_or_avg(call: &AggCall, arg: &Vector, feed: &Feed, n: usize) -> Result<Vector> {
     let avg = call.func == AggFunc::Avg;
     if let Data::F64(d) = &arg.data {
-        let s = states(call, &[arg], feed, n, |s: &mut (u64, f64), r| {
+        let s = states(call, &[arg], feed, n, |s: &mut (u64, FloatSum), r| {
             s.0 += 1;
-            s.1 += d[r];
+            s.1.add(d[r]);
         });
         return Ok(floats(
             call.ty,
             s.into_iter().map(|(c, sum)| match c {
                 0 => None,
-                _ if avg => Some(sum / c as f64),
-                _ => Some(sum),
+                _ if avg => Some(sum.total() / c as f64),
+                _ => Some(sum.total()),
             }),
         ));
     }

@@ -5,6 +5,7 @@
 //! from each group's distinct values ([`AggCall::from_values`]) are filled
 //! when a pass's groups are collapsed ([`crate::agg::from_values`]).
 
+use crate::agg::float_sum::FloatSum;
 use crate::agg::func::{AggCall, AggFunc};
 use crate::agg::moments::{Kahan, Moments, Welford};
 use crate::error::Result;
@@ -19,7 +20,8 @@ pub enum StateKind {
     Count,
     /// `[count, sum lo, sum hi]`: exact 128-bit integer sum.
     SumInt,
-    /// `[count, f64 bits]`.
+    /// `[count, finite sum (f64 bits), infinities seen]`
+    /// ([`FloatSum`]).
     SumFloat,
     /// `[count, key]`: smallest order-preserving key.
     Min,
@@ -65,8 +67,9 @@ impl StateKind {
         match self {
             CountStar => 0,
             Count => 1,
-            SumFloat | Min | Max | Product | BoolAnd | BoolOr | CountIf => 2,
-            SumInt | MinStr | MaxStr | Welford | Kahan | BitAnd | BitOr | BitXor | Result => 3,
+            Min | Max | Product | BoolAnd | BoolOr | CountIf => 2,
+            SumFloat | SumInt | MinStr | MaxStr | Welford | Kahan | BitAnd | BitOr | BitXor
+            | Result => 3,
             Moments => 5,
         }
     }
@@ -293,6 +296,22 @@ pub fn kahan(w: &[u64], o: usize) -> Kahan {
     }
 }
 
+/// The float sum at words `o + 1..o + 3`.
+#[inline]
+pub fn float_sum(w: &[u64], o: usize) -> FloatSum {
+    FloatSum {
+        finite: f(w, o + 1),
+        infs: w[o + 2],
+    }
+}
+
+/// Stores a float sum at words `o + 1..o + 3`.
+#[inline]
+pub fn set_float_sum(w: &mut [u64], o: usize, s: &FloatSum) {
+    set_f(w, o + 1, s.finite);
+    w[o + 2] = s.infs;
+}
+
 /// Stores a Kahan sum at words `o..o + 3`.
 pub fn set_kahan(w: &mut [u64], o: usize, k: &Kahan) {
     w[o] = k.count;
@@ -400,7 +419,7 @@ impl StateLayout {
                     }
                 }
                 StateKind::SumFloat => {
-                    let sum = f(r, o + 1);
+                    let sum = float_sum(r, o).total();
                     Value::Float(if avg { sum / r[o] as f64 } else { sum })
                 }
                 StateKind::Min | StateKind::Max => {
@@ -437,7 +456,9 @@ fn combine_slot(kind: StateKind, arena: &StrArena, a: &mut [u64], b: &[u64], o: 
         }
         StateKind::SumFloat => {
             a[o] += b[o];
-            set_f(a, o + 1, f(a, o + 1) + f(b, o + 1));
+            let mut s = float_sum(a, o);
+            s.merge(&float_sum(b, o));
+            set_float_sum(a, o, &s);
         }
         StateKind::Min => {
             if b[o] > 0 && (a[o] == 0 || b[o + 1] < a[o + 1]) {

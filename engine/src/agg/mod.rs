@@ -8,6 +8,7 @@
 
 pub mod accumulate;
 pub mod arg_values;
+pub mod float_sum;
 pub mod fold;
 pub mod from_values;
 pub mod func;

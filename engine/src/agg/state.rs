@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use crate::agg::accumulate::{atom, Atom};
+use crate::agg::float_sum::FloatSum;
 use crate::agg::func::{AggCall, AggFunc};
 use crate::error::{EngineError, Result};
 use crate::expr::order::cmp_values;
@@ -72,7 +73,7 @@ pub fn with_accumulator<F: WithAccumulator>(
         AggFunc::Sum | AggFunc::Avg => {
             let avg = call.func == AggFunc::Avg;
             match &arg.data {
-                Data::F64(values) => f.run(&FloatSum { values, arg, avg }),
+                Data::F64(values) => f.run(&FloatSumOf { values, arg, avg }),
                 Data::I64(_) | Data::U64(_) | Data::I128(_) => {
                     let scale = match arg.ty {
                         LType::Decimal(_, s) => 10f64.powi(i32::from(s)),
@@ -197,40 +198,40 @@ impl Accumulator for ExactSum<'_> {
 }
 
 /// `SUM` and `AVG` of floats (not undone exactly: rounding).
-struct FloatSum<'a> {
+struct FloatSumOf<'a> {
     values: &'a [f64],
     arg: &'a Vector,
     avg: bool,
 }
 
-impl Accumulator for FloatSum<'_> {
-    type State = (f64, i64);
+impl Accumulator for FloatSumOf<'_> {
+    type State = (FloatSum, i64);
     const INVERTIBLE: bool = false;
     const MERGEABLE: bool = true;
-    fn init(&self) -> (f64, i64) {
-        (0.0, 0)
+    fn init(&self) -> (FloatSum, i64) {
+        (FloatSum::default(), 0)
     }
     #[inline]
-    fn add(&self, s: &mut (f64, i64), row: usize) -> Result<()> {
+    fn add(&self, s: &mut (FloatSum, i64), row: usize) -> Result<()> {
         if !self.arg.is_null(row) {
-            s.0 += self.values[row];
+            s.0.add(self.values[row]);
             s.1 += 1;
         }
         Ok(())
     }
-    fn remove(&self, _: &mut (f64, i64), _: usize) -> Result<()> {
+    fn remove(&self, _: &mut (FloatSum, i64), _: usize) -> Result<()> {
         Err(EngineError::Internal("removing from a float sum".into()))
     }
-    fn merge(&self, s: &mut (f64, i64), o: &(f64, i64)) -> Result<()> {
-        s.0 += o.0;
+    fn merge(&self, s: &mut (FloatSum, i64), o: &(FloatSum, i64)) -> Result<()> {
+        s.0.merge(&o.0);
         s.1 += o.1;
         Ok(())
     }
-    fn finish(&self, s: &(f64, i64), out: &mut Vector) -> Result<()> {
+    fn finish(&self, s: &(FloatSum, i64), out: &mut Vector) -> Result<()> {
         out.push(&match (s.1, self.avg) {
             (0, _) => Value::Null,
-            (c, true) => Value::Float(s.0 / c as f64),
-            (_, false) => Value::Float(s.0),
+            (c, true) => Value::Float(s.0.total() / c as f64),
+            (_, false) => Value::Float(s.0.total()),
         });
         Ok(())
     }
