@@ -517,8 +517,13 @@ pub fn with_leniency<T>(l: Leniency, f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// Whether two floats are equal within the tolerance (NaN equals NaN, and `-0.0`
-/// equals `0.0`).
+/// Largest magnitude an exact `0.0` matches: what cancellation leaves of a
+/// sum of products that is zero in exact arithmetic (`regr_sxy(y, 5.5)` is
+/// `0.0` computed one way and `-1.9e-12` another).
+pub const ZERO_NOISE: f64 = 1e-9;
+
+/// Whether two floats are equal within the tolerance (NaN equals NaN, `-0.0`
+/// equals `0.0`, and an exact zero equals cancellation noise, [`ZERO_NOISE`]).
 pub fn floats_match(a: f64, b: f64) -> bool {
     if a.is_nan() || b.is_nan() {
         return a.is_nan() && b.is_nan();
@@ -528,6 +533,9 @@ pub fn floats_match(a: f64, b: f64) -> bool {
     }
     if a.is_infinite() || b.is_infinite() {
         return false;
+    }
+    if (a == 0.0 || b == 0.0) && (a - b).abs() <= ZERO_NOISE {
+        return true;
     }
     let tol = LENIENCY.with(|c| c.get().float);
     (a - b).abs() <= tol * a.abs().max(b.abs())
@@ -714,6 +722,9 @@ mod tests {
         assert!(!cells_match(&Cell::Float(0.06 + 0.01), &Cell::Dec(7, 2)));
         assert!(cells_match(&Cell::Float(1.0 + 1e-12), &Cell::Float(1.0)));
         assert!(!cells_match(&Cell::Float(1.0 + 1e-6), &Cell::Float(1.0)));
+        assert!(cells_match(&Cell::Float(0.0), &Cell::Float(-1.9e-12)));
+        assert!(!cells_match(&Cell::Float(1e-12), &Cell::Float(-1.9e-12)));
+        assert!(!cells_match(&Cell::Float(0.0), &Cell::Float(1e-6)));
         assert!(cells_match(&Cell::Float(f64::NAN), &Cell::Float(f64::NAN)));
         assert!(cells_match(&Cell::Float(-0.0), &Cell::Float(0.0)));
         assert!(!cells_match(

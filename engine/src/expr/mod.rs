@@ -1441,7 +1441,7 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
             },
             LType::Float | LType::Double => t.parse::<f64>().map(Value::Float).map_err(|_| perr()),
             _ if to.is_integer() => {
-                let x: i128 = t.parse().map_err(|_| perr())?;
+                let x = parse_integer_text(t).ok_or_else(perr)?;
                 cast_value(&Value::Huge(x), LType::HugeInt, to)
             }
             LType::Decimal(p, sc) => {
@@ -1563,6 +1563,33 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
     }
 }
 
+/// Reads an integer from (trimmed) text as DuckDB casts one: decimal
+/// digits with single `_` separators between digits, an optional fraction
+/// and exponent rounded half away from zero (`'2.5'` is 3, `'1e2'` 100),
+/// or `0x` hexadecimal / `0b` binary digits. `None` when the text is not
+/// such a number or does not fit 38 digits.
+pub fn parse_integer_text(text: &str) -> Option<i128> {
+    let b = text.as_bytes();
+    if b.len() > 2 && b[0] == b'0' && matches!(b[1], b'x' | b'X' | b'b' | b'B') {
+        let radix = if matches!(b[1], b'x' | b'X') { 16 } else { 2 };
+        let digits = &text[2..];
+        if !digits.chars().all(|c| c.is_digit(radix)) {
+            return None;
+        }
+        return i128::from_str_radix(digits, radix).ok();
+    }
+    if !text.contains('_') {
+        return parse_decimal(text, 0);
+    }
+    let separates = |i: usize| {
+        i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+    };
+    if (0..b.len()).any(|i| b[i] == b'_' && !separates(i)) {
+        return None;
+    }
+    parse_decimal(&text.replace('_', ""), 0)
+}
+
 /// Parses a decimal number (`-12.5`, `.5`, `1e3`, `1.5E-2`) exactly as a
 /// scaled integer with `scale` decimal places, rounding half away from
 /// zero; `None` if it is not a number or does not fit in 38 digits.
@@ -1629,6 +1656,24 @@ fn rescale(x: i128, from: u32, to: u32) -> i128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_text_reads_as_duckdb_casts() {
+        let p = parse_integer_text;
+        assert_eq!(p("1.5"), Some(2));
+        assert_eq!(p("-2.5"), Some(-3));
+        assert_eq!(p("1.49"), Some(1));
+        assert_eq!(p("1e2"), Some(100));
+        assert_eq!(p("4.5e-1"), Some(0));
+        assert_eq!(p("1_000.5"), Some(1001));
+        assert_eq!(p("0x1F"), Some(31));
+        assert_eq!(p("0B101"), Some(5));
+        for bad in [
+            "", ".", "1__0", "_1", "1_", "-0x1F", "0x", "0x_1", "1e", "1 2",
+        ] {
+            assert_eq!(p(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn decimal_strings_parse_exactly() {

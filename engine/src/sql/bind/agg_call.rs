@@ -195,7 +195,7 @@ impl ExprBinder<'_> {
         let mut distinct = w.distinct;
         if distinct && !order.is_empty() {
             let plain: Vec<&TExpr> = args.iter().map(uncast).collect();
-            if order.iter().any(|o| !plain.contains(&uncast(&o.expr))) {
+            if order.iter().any(|o| !function_of(&o.expr, &plain)) {
                 return invalid(
                     "In a DISTINCT aggregate, ORDER BY expressions must appear in the argument list",
                 );
@@ -262,6 +262,21 @@ impl ExprBinder<'_> {
 }
 
 /// `e` without casts (an ORDER BY key matches a cast argument).
+/// Whether `e` is computed from the arguments `args` alone (every column it
+/// reads is inside a subtree equal to an argument), so that it orders the
+/// distinct argument values of a DISTINCT call (DuckDB accepts
+/// `string_agg(DISTINCT a, ',' ORDER BY -a)`, not `... ORDER BY a + b`).
+fn function_of(e: &TExpr, args: &[&TExpr]) -> bool {
+    let e = uncast(e);
+    if args.contains(&e) || e.is_constant() {
+        return true;
+    }
+    let children = e.children();
+    !children.is_empty()
+        && !matches!(e.kind, crate::expr::ExprKind::Col(_))
+        && children.into_iter().all(|c| function_of(c, args))
+}
+
 fn uncast(e: &TExpr) -> &TExpr {
     match &e.kind {
         crate::expr::ExprKind::Cast(inner) => uncast(inner),

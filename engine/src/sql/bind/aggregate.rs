@@ -40,6 +40,7 @@ impl ExprBinder<'_> {
             .aggs
             .as_mut()
             .ok_or_else(|| crate::error::EngineError::Internal("aggregate context lost".into()))?;
+        let known_null = null_over_null_constant(&call);
         let i = match ctx.aggs.iter().position(|a| *a == call) {
             Some(i) => i,
             None => {
@@ -47,11 +48,35 @@ impl ExprBinder<'_> {
                 ctx.aggs.len() - 1
             }
         };
+        if known_null {
+            // The call stays (the SELECT aggregates all the same); the
+            // expression is its value, a NULL constant, which then meets
+            // other types as any NULL constant does (DuckDB's binder folds
+            // such calls: `min(CAST(NULL AS INTEGER)) = DATE '2023-01-03'`
+            // is NULL, not a type error).
+            return Ok(TExpr::lit(Value::Null, ty));
+        }
         Ok(TExpr {
             kind: ExprKind::Ref(ctx.nkeys + i),
             ty,
         })
     }
+}
+
+/// Whether `call` is NULL whatever the rows: an argument is a NULL constant
+/// and the function skips NULL arguments and is NULL over no values (not
+/// the counts, entropy, or GROUPING).
+fn null_over_null_constant(call: &AggCall) -> bool {
+    use AggFunc::*;
+    let counts = matches!(
+        call.func,
+        CountStar | Count | ApproxCountDistinct | RegrCount | Entropy | Grouping
+    );
+    !counts
+        && call
+            .args
+            .iter()
+            .any(|a| matches!(a.as_lit(), Some(Value::Null)))
 }
 
 /// Whether a SQL expression calls an aggregate function (not counting

@@ -166,6 +166,40 @@ fn decimal_common(x: LType, y: LType) -> Option<LType> {
     (p <= 38).then_some(LType::Decimal(p, s))
 }
 
+/// The DECIMAL two values are combined into when their union needs more
+/// than 38 digits (DuckDB's rule for CASE branches, COALESCE arguments and
+/// set operations): DECIMAL(38) with the integer digits of the wider and
+/// the decimal places that leave (two DECIMALs), or the DECIMAL's own
+/// places (an integer meets a DECIMAL; a value that does not fit is an
+/// error when cast). `None` when [`decimal_common`] applies or neither is
+/// a DECIMAL.
+fn decimal_capped(x: LType, y: LType) -> Option<LType> {
+    if decimal_common(x, y).is_some() {
+        return None;
+    }
+    let ((p1, s1), (p2, s2)) = (decimal_shape(x)?, decimal_shape(y)?);
+    match (x, y) {
+        (LType::Decimal(..), LType::Decimal(..)) => {
+            let int_digits = (p1 - s1).max(p2 - s2);
+            Some(LType::Decimal(38, 38 - int_digits))
+        }
+        (LType::Decimal(..), _) => Some(LType::Decimal(38, s1)),
+        (_, LType::Decimal(..)) => Some(LType::Decimal(38, s2)),
+        _ => None,
+    }
+}
+
+/// The type the values of CASE branches, COALESCE-like arguments and set
+/// operation columns are combined into: [`common_type`], except that
+/// DECIMALs needing more than 38 digits together stay DECIMAL(38)
+/// ([`decimal_capped`]) where a comparison goes through DOUBLE.
+pub(crate) fn combined_type(a: &TExpr, b: &TExpr) -> Result<LType> {
+    match decimal_capped(a.ty, b.ty) {
+        Some(t) => Ok(t),
+        None => common_type(a, b),
+    }
+}
+
 /// The common type of two operands (DuckDB's implicit casts): integers
 /// widen (a literal takes the other side's type when it fits), DECIMALs
 /// meet exact numbers as DECIMAL, FLOAT stays FLOAT unless a DOUBLE is
@@ -246,7 +280,7 @@ pub(crate) fn set_op_type(x: LType, y: LType) -> Result<LType> {
             kind: ExprKind::Col(0),
             ty: t,
         };
-        return common_type(&probe(x), &probe(y));
+        return combined_type(&probe(x), &probe(y));
     }
     match (x, y) {
         (LType::Date, LType::Timestamp) | (LType::Timestamp, LType::Date) => Ok(LType::Timestamp),

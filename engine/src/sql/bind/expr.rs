@@ -4,7 +4,7 @@
 use sqlparser::ast::{self as sql, Expr as SqlExpr};
 
 use super::aggregate::AggCtx;
-use super::coerce::{cast_to, common_type, decimal_arith};
+use super::coerce::{cast_to, combined_type, common_type, decimal_arith};
 use super::function::{extract_expr, not, rounding_call, str_call};
 use super::literal::{date_part, fold, literal, literal_int, sql_type};
 use super::query::cast_columns;
@@ -500,7 +500,7 @@ impl<'a> ExprBinder<'a> {
                 let mut ty = LType::Null;
                 for v in whens.iter().map(|(_, v)| v).chain(els.iter()) {
                     let probe = TExpr::lit(Value::Null, ty);
-                    ty = common_type(&probe, v)?;
+                    ty = combined_type(&probe, v)?;
                 }
                 // A branch whose condition is a constant FALSE or NULL is
                 // never taken, and one that is constant TRUE takes every row
@@ -738,6 +738,19 @@ impl<'a> ExprBinder<'a> {
         }
         // Date arithmetic: DATE +/- integer days, DATE - DATE.
         if l.ty == LType::Date || r.ty == LType::Date {
+            let ty = match (op, l.ty, r.ty) {
+                (ArithOp::Add | ArithOp::Sub, LType::Date, t) | (ArithOp::Add, t, LType::Date)
+                    if t.is_integer() || t == LType::Null =>
+                {
+                    Some(LType::Date)
+                }
+                (ArithOp::Sub, LType::Null | LType::Date, LType::Date) => Some(LType::Int64),
+                _ => None,
+            };
+            // With a NULL constant the other side is never evaluated.
+            if let (Some(ty), true) = (ty, either_null_constant(&l, &r)) {
+                return Ok(TExpr::lit(Value::Null, ty));
+            }
             return match (op, l.ty, r.ty) {
                 (ArithOp::Add | ArithOp::Sub, LType::Date, t)
                     if t.is_integer() || t == LType::Null =>

@@ -7,7 +7,7 @@
 
 use sqlparser::ast as sql;
 
-use super::coerce::{cast_to, common_type};
+use super::coerce::{cast_to, combined_type, common_type};
 use super::expr::ExprBinder;
 use super::literal::date_part;
 use crate::agg::func::AggFunc;
@@ -289,7 +289,11 @@ fn func_common(f: Func, args: Vec<TExpr>) -> Result<TExpr> {
     let mut ty = LType::Null;
     for a in &args {
         let probe = TExpr::lit(Value::Null, ty);
-        ty = common_type(&probe, a)?;
+        ty = if f == Func::NullIf {
+            common_type(&probe, a)?
+        } else {
+            combined_type(&probe, a)?
+        };
     }
     let mut out = Vec::new();
     for a in args {

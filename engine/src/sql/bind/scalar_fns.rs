@@ -7,7 +7,7 @@
 
 use sqlparser::ast as sql;
 
-use super::coerce::{cast_to, common_type};
+use super::coerce::{cast_to, combined_type};
 use super::expr::ExprBinder;
 use super::function::str_call;
 use super::literal::date_part;
@@ -389,7 +389,7 @@ impl ExprBinder<'_> {
             }
             // Conditionals and hashing.
             ("ifnull", [a, b]) => {
-                let ty = common_type(a, b)?;
+                let ty = combined_type(a, b)?;
                 Ok(call(
                     Func::Coalesce,
                     vec![cast_to(a.clone(), ty)?, cast_to(b.clone(), ty)?],
