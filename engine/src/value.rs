@@ -762,7 +762,9 @@ impl PartialEq for Value {
 /// -4 to 15, else as `d.ddde+XX` with at least two exponent digits.
 pub fn format_float_text(f: f64, single: bool) -> String {
     if f.is_nan() {
-        return "nan".into();
+        // The sign of a NaN shows, as in DuckDB: `0.0 / 0.0` is `-nan` on
+        // x86, whose arithmetic NaN has the sign bit set.
+        return if f.is_sign_negative() { "-nan" } else { "nan" }.into();
     }
     if f.is_infinite() {
         return if f > 0.0 { "inf" } else { "-inf" }.into();

@@ -455,6 +455,9 @@ impl AggFunc {
             },
             Avg => match first {
                 t if t.is_numeric() || t == LType::Null => LType::Double,
+                LType::Date | LType::Timestamp => {
+                    return unsupported(format!("avg() of {first} (DuckDB answers a TIMESTAMP)"))
+                }
                 t => return invalid(format!("avg() of {t} is not supported")),
             },
             Min | Max | Mode | AnyValue | First | Last | QuantileDisc | BitAnd | BitOr | BitXor => {

@@ -36,10 +36,12 @@ impl Welford {
         if n == 1 {
             self.add(x);
         } else if n > 1 {
+            // Copies of a non-finite value spread as NaN, as adding them one
+            // by one does (`inf - inf`).
             self.combine(&Welford {
                 count: n,
                 mean: x,
-                dsquared: 0.0,
+                dsquared: spread_of_copies(x),
             });
         }
     }
@@ -266,10 +268,13 @@ impl Moments {
         if n == 1 {
             self.add(x);
         } else if n > 1 {
+            let spread = spread_of_copies(x);
             self.combine(&Moments {
                 n,
                 m1: x,
-                ..Moments::default()
+                m2: spread,
+                m3: spread,
+                m4: spread,
             });
         }
     }
@@ -341,6 +346,17 @@ impl Moments {
             return Err(EngineError::Runtime(format!("{what} is out of range!")));
         }
         Ok(Some(out))
+    }
+}
+
+/// The spread (sum of squared differences, or a higher moment) of copies
+/// of one value: 0, or NaN for a non-finite value, as adding the copies
+/// one by one gives.
+fn spread_of_copies(x: f64) -> f64 {
+    if x.is_finite() {
+        0.0
+    } else {
+        f64::NAN
     }
 }
 

@@ -1548,7 +1548,9 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
                     if !as_f64.is_finite() || as_f64.abs() > 1.7e38 {
                         return Err(range_err(&as_f64));
                     }
-                    as_f64.round() as i128
+                    // DuckDB rounds a float to an integer half to even (a
+                    // DECIMAL half away from zero).
+                    as_f64.round_ties_even() as i128
                 }
             };
             if x < lo || x > hi {
@@ -1716,9 +1718,14 @@ mod tests {
         let m = m.ok().map(|v| v.data);
         assert_eq!(m, Some(Data::I64(vec![-1, 1, 0])));
         assert!(arith(ArithOp::Add, &a, &b, LType::Int32).is_err());
+        // A float rounds to an integer half to even, as in DuckDB.
         assert_eq!(
             cast_value(&Value::Float(-2.5), LType::Double, LType::Int32).ok(),
-            Some(Value::Int(-3))
+            Some(Value::Int(-2))
+        );
+        assert_eq!(
+            cast_value(&Value::Float(3.5), LType::Double, LType::Int32).ok(),
+            Some(Value::Int(4))
         );
     }
 }

@@ -1,7 +1,7 @@
 //! Types meeting types: DuckDB's implicit casts, the common type of two
 //! operands, and DECIMAL arithmetic's result types.
 
-use crate::error::{invalid, Result};
+use crate::error::{invalid, EngineError, Result};
 use crate::expr::{cast_value, ArithOp, ExprKind, TExpr};
 use crate::value::{LType, Value};
 
@@ -11,7 +11,15 @@ pub fn cast_to(e: TExpr, to: LType) -> Result<TExpr> {
         return Ok(e);
     }
     if let ExprKind::Lit(v) = &e.kind {
-        return Ok(TExpr::lit(cast_value(v, e.ty, to)?, to));
+        match cast_value(v, e.ty, to) {
+            Ok(v) => return Ok(TExpr::lit(v, to)),
+            // A value out of the target's range fails where a row evaluates
+            // the cast, not when the query binds (DuckDB answers `SELECT
+            // CAST(-5 AS UBIGINT) FROM t WHERE false`); a cast between types
+            // that have none is a binding error.
+            Err(EngineError::Runtime(_)) => {}
+            Err(err) => return Err(err),
+        }
     }
     Ok(TExpr {
         kind: ExprKind::Cast(Box::new(e)),
@@ -217,10 +225,13 @@ pub(crate) fn common_type(a: &TExpr, b: &TExpr) -> Result<LType> {
         return Ok(x);
     }
     if let (Some((sx, rx)), Some((sy, ry))) = (int_rank(x), int_rank(y)) {
-        if a.as_lit().is_some() && lit_fits(a, y) {
+        // A literal takes the other side's type when it fits; two literals
+        // meet as their types do (`-2147483648 - 1` is a BIGINT).
+        let one_literal = a.as_lit().is_some() != b.as_lit().is_some();
+        if one_literal && a.as_lit().is_some() && lit_fits(a, y) {
             return Ok(y);
         }
-        if b.as_lit().is_some() && lit_fits(b, x) {
+        if one_literal && b.as_lit().is_some() && lit_fits(b, x) {
             return Ok(x);
         }
         return Ok(match (sx, sy) {

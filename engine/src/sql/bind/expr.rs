@@ -283,14 +283,26 @@ impl<'a> ExprBinder<'a> {
                         if !x.ty.is_numeric() && x.ty != LType::Null {
                             return invalid(format!("cannot negate {}", x.ty));
                         }
-                        // Literals fold with their own type (so `-2147483648` stays INTEGER-sized).
+                        // Literals fold keeping their type where the negation
+                        // fits (DuckDB types `2147483648` BIGINT, so
+                        // `-2147483648` is a BIGINT too), else the next wider.
                         if let (Some(v), true) =
                             (x.as_lit(), x.ty.is_integer() || x.ty.phys() == Phys::F64)
                         {
+                            let int = |n: i128| {
+                                let fits =
+                                    x.ty.int_range()
+                                        .is_some_and(|(lo, hi)| (lo..=hi).contains(&n));
+                                match (fits, x.ty.phys()) {
+                                    (true, Phys::I128) => TExpr::lit(Value::Huge(n), x.ty),
+                                    (true, Phys::I64) => TExpr::lit(Value::Int(n as i64), x.ty),
+                                    _ => literal_int(n),
+                                }
+                            };
                             return Ok(match v {
-                                Value::Int(i) => literal_int(-i128::from(*i)),
-                                Value::Huge(i) => literal_int(-*i),
-                                Value::UInt(u) => literal_int(-i128::from(*u)),
+                                Value::Int(i) => int(-i128::from(*i)),
+                                Value::Huge(i) => int(-*i),
+                                Value::UInt(u) => int(-i128::from(*u)),
                                 Value::Float(f) => TExpr::lit(Value::Float(-f), x.ty),
                                 _ => x.clone(),
                             });
@@ -392,6 +404,11 @@ impl<'a> ExprBinder<'a> {
                 negated,
             } => {
                 let x = self.expr(expr)?;
+                // A NULL constant is in no list (nor out of one): NULL, the
+                // list never evaluated, whatever its types.
+                if x.as_lit() == Some(&Value::Null) {
+                    return Ok(TExpr::lit(Value::Null, LType::Bool));
+                }
                 let mut vals = Vec::new();
                 let mut others = Vec::new();
                 for l in list {
