@@ -4,7 +4,7 @@
 //! `factorial` are exact and fail on overflow as DuckDB does.
 
 use crate::error::{EngineError, Result};
-use crate::value::{Data, LType, Value, Vector};
+use crate::value::{Data, LType, Phys, Value, Vector};
 
 /// A numeric function of [`crate::expr::scalar::Func::Math`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +33,26 @@ pub enum MathFn {
     IsInf,
     /// `isfinite(x)`.
     IsFinite,
+    /// A bitwise operator on integers of one type.
+    Bit(BitOp),
+}
+
+/// The bitwise operators (`&`, `|`, `xor`, `<<`, `>>`, `~`), on integers of
+/// the result's type, with DuckDB's range rules for shifts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BitOp {
+    /// `a & b`.
+    And,
+    /// `a | b`.
+    Or,
+    /// `xor(a, b)`.
+    Xor,
+    /// `a << b`.
+    Shl,
+    /// `a >> b`.
+    Shr,
+    /// `~a`.
+    Not,
 }
 
 /// The DOUBLE functions of one argument.
@@ -194,6 +214,14 @@ impl MathFn {
             MathFn::IsNan => "isnan",
             MathFn::IsInf => "isinf",
             MathFn::IsFinite => "isfinite",
+            MathFn::Bit(b) => match b {
+                BitOp::And => "&",
+                BitOp::Or => "|",
+                BitOp::Xor => "xor",
+                BitOp::Shl => "<<",
+                BitOp::Shr => ">>",
+                BitOp::Not => "~",
+            },
         }
     }
 }
@@ -367,6 +395,23 @@ pub fn eval(f: MathFn, args: &[&Vector], ty: LType, len: usize) -> Result<Vector
             }
             Data::I128(out)
         }
+        (MathFn::Bit(op), args) => {
+            let mut out = Vec::with_capacity(len);
+            for i in 0..len {
+                let v = if live(i) {
+                    let (x, y) = (exact(args[0], i), args.get(1).map_or(0, |b| exact(b, i)));
+                    bitwise(op, ty, x, y)?
+                } else {
+                    0
+                };
+                out.push(v);
+            }
+            match ty.phys() {
+                Phys::I128 => Data::I128(out),
+                Phys::U64 => Data::U64(out.into_iter().map(|x| x as u64).collect()),
+                _ => Data::I64(out.into_iter().map(|x| x as i64).collect()),
+            }
+        }
         _ => {
             return Err(EngineError::Internal(format!(
                 "{}() with {} arguments",
@@ -376,6 +421,50 @@ pub fn eval(f: MathFn, args: &[&Vector], ty: LType, len: usize) -> Result<Vector
         }
     };
     Ok(Vector { ty, data, nulls })
+}
+
+/// `x op y` for integers of type `ty` (both in its range), as DuckDB
+/// computes it: a left shift of a negative number, by a negative amount or
+/// out of the type's width, or past its range, is an error; a right shift
+/// by a negative amount or the width or more is 0.
+fn bitwise(op: BitOp, ty: LType, x: i128, y: i128) -> Result<i128> {
+    let (lo, hi) = ty.int_range().unwrap_or((i128::MIN, i128::MAX));
+    let bits = if hi == i128::MAX {
+        128
+    } else {
+        i128::from(128 - hi.leading_zeros() + u32::from(lo < 0))
+    };
+    let range = |what: String| EngineError::Runtime(format!("Out of Range Error: {what}"));
+    Ok(match op {
+        BitOp::And => x & y,
+        BitOp::Or => x | y,
+        BitOp::Xor => x ^ y,
+        BitOp::Not if lo < 0 => !x,
+        BitOp::Not => hi ^ x,
+        BitOp::Shr if y < 0 || y >= bits => 0,
+        BitOp::Shr => x >> y,
+        BitOp::Shl => {
+            if x < 0 {
+                return Err(range(format!("Cannot left-shift negative number {x}")));
+            }
+            if y < 0 {
+                return Err(range(format!("Cannot left-shift by negative number {y}")));
+            }
+            if y >= bits {
+                if x == 0 {
+                    return Ok(0);
+                }
+                return Err(range(format!("Left-shift value {y} is out of range")));
+            }
+            if y == 0 {
+                return Ok(x);
+            }
+            if x >= 1i128 << (bits - y - 1) {
+                return Err(range(format!("Overflow in left shift ({x} << {y})")));
+            }
+            x << y
+        }
+    })
 }
 
 fn abs_overflow(v: impl std::fmt::Display) -> EngineError {

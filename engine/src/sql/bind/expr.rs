@@ -12,6 +12,7 @@ use super::scope::Scope;
 use super::subquery::{BoundSubquery, SubqueryKind};
 use super::{Binder, OuterFrame};
 use crate::error::{invalid, unsupported, EngineError, Result};
+use crate::expr::math::BitOp;
 use crate::expr::rounding::Rounding;
 use crate::expr::strfn::StrFn;
 use crate::expr::{cast_value, ArithOp, CmpOp, ExprKind, TExpr};
@@ -319,6 +320,9 @@ impl<'a> ExprBinder<'a> {
                             kind: ExprKind::Not(Box::new(x)),
                             ty: LType::Bool,
                         })
+                    }
+                    sql::UnaryOperator::BitwiseNot => {
+                        super::scalar_fns::bitwise_call(BitOp::Not, vec![x], &[])
                     }
                     other => unsupported(format!("unary operator {other}")),
                 }
@@ -734,6 +738,16 @@ impl<'a> ExprBinder<'a> {
         };
         if let Some((ci, negated)) = regex {
             return super::scalar_fns::regex_op(l, r, ci, negated, false);
+        }
+        let bit = match op {
+            B::BitwiseAnd => Some(BitOp::And),
+            B::BitwiseOr => Some(BitOp::Or),
+            B::PGBitwiseShiftLeft => Some(BitOp::Shl),
+            B::PGBitwiseShiftRight => Some(BitOp::Shr),
+            _ => None,
+        };
+        if let Some(b) = bit {
+            return super::scalar_fns::bitwise_call(b, vec![l, r], &[literals.0, literals.1]);
         }
         unsupported(format!("operator {op}"))
     }

@@ -7,13 +7,13 @@
 
 use sqlparser::ast as sql;
 
-use super::coerce::{cast_to, combined_type};
+use super::coerce::{cast_to, combined_type, common_type};
 use super::expr::ExprBinder;
 use super::function::str_call;
 use super::literal::date_part;
 use crate::error::{invalid, unsupported, Result};
 use crate::expr::datetime::TimeFn;
-use crate::expr::math::{MathFn, Unary};
+use crate::expr::math::{BitOp, MathFn, Unary};
 use crate::expr::rounding::Rounding;
 use crate::expr::scalar::Func;
 use crate::expr::strfn::{Re, ReOptions, StrFn};
@@ -27,6 +27,49 @@ fn call(f: Func, args: Vec<TExpr>, ty: LType) -> TExpr {
         kind: ExprKind::Func(Box::new(f), args),
         ty,
     }
+}
+
+/// A bitwise operator over integers (`&`, `|`, `xor`, `<<`, `>>`, `~`): the
+/// operands meet in their common integer type, which is the result's (a
+/// NULL constant operand makes an INTEGER NULL). `literal` says which
+/// operands are written as literals (only those take the other side's type
+/// when they fit, as in arithmetic).
+pub(crate) fn bitwise_call(op: BitOp, args: Vec<TExpr>, literal: &[bool]) -> Result<TExpr> {
+    if let Some(bad) = args
+        .iter()
+        .find(|a| !(a.ty.is_integer() || a.ty == LType::Null))
+    {
+        let types: Vec<String> = args.iter().map(|a| a.ty.to_string()).collect();
+        return invalid(format!(
+            "No function matches the given name and argument types '{}({})': {} is not an integer",
+            MathFn::Bit(op).name(),
+            types.join(", "),
+            bad.ty
+        ));
+    }
+    let typing = |(i, e): (usize, &TExpr)| TExpr {
+        kind: if literal.get(i).copied().unwrap_or(true) {
+            e.kind.clone()
+        } else {
+            ExprKind::Col(0)
+        },
+        ty: e.ty,
+    };
+    let mut ty = match args.as_slice() {
+        [a, b] => common_type(&typing((0, a)), &typing((1, b)))?,
+        _ => args.first().map_or(LType::Null, |a| a.ty),
+    };
+    if ty == LType::Null {
+        ty = LType::Int32;
+    }
+    if args.iter().any(|a| a.as_lit() == Some(&Value::Null)) {
+        return Ok(TExpr::lit(Value::Null, ty));
+    }
+    let args = args
+        .into_iter()
+        .map(|a| cast_to(a, ty))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(call(Func::Math(MathFn::Bit(op)), args, ty))
 }
 
 /// Whether `ty` may stand where a number is wanted (numbers and NULL).
@@ -327,6 +370,7 @@ impl ExprBinder<'_> {
                     ty,
                 ))
             }
+            ("xor", [a, b]) => bitwise_call(BitOp::Xor, vec![a.clone(), b.clone()], &[]),
             ("factorial", [x]) if x.ty.is_integer() || x.ty == LType::Null => Ok(call(
                 Func::Math(MathFn::Factorial),
                 vec![cast_to(x.clone(), LType::Int64)?],
