@@ -292,6 +292,33 @@ fn a_result_over_the_memory_limit_is_an_error() {
 }
 
 #[test]
+fn sorts_and_groups_above_the_table_count_against_the_memory_limit() {
+    let db = Db::new();
+    let csv = db.path().join("n.csv");
+    let rows: String = (0..20_000)
+        .map(|i| format!("{}\n", (i * 7919) % 20_000))
+        .collect();
+    std::fs::write(&csv, format!("a\n{rows}")).unwrap();
+    let from = format!("(SELECT a FROM '{}' LIMIT 20000)", csv.display());
+    let sort = format!("SELECT * FROM {from} ORDER BY a + 1 LIMIT 2");
+    let group = format!("SELECT a % 7 AS k, count(*) FROM {from} GROUP BY k ORDER BY k");
+    // The input rows fit; the sort keys and the grouping's ids do not.
+    let e = fails(
+        &db.query(&["--no-cache", "--memory-limit", "600KB", &sort]),
+        1,
+    );
+    assert!(e.contains("an ORDER BY's"), "{e}");
+    let e = fails(
+        &db.query(&["--no-cache", "--memory-limit", "600KB", &group]),
+        1,
+    );
+    assert!(e.contains("a GROUP BY's"), "{e}");
+    for sql in [&sort, &group] {
+        ok(&db.query(&["--no-cache", "--memory-limit", "4MB", sql]));
+    }
+}
+
+#[test]
 fn the_memory_cache_size_changes_nothing_but_memory() {
     let db = Db::new();
     // Each statement twice, so the second run may use what the first decoded.

@@ -83,6 +83,10 @@ impl Grouping {
     }
 }
 
+/// Bytes [`group_rows`] holds per input row (its group id and hash table
+/// slot), as charged to a query's memory budget.
+pub const GROUP_BYTES_PER_ROW: u64 = 16;
+
 /// Groups `rows` rows by the values of `keys`. With no keys all rows form
 /// one group (none when there are no rows).
 pub fn group_rows(keys: &[&Vector], rows: usize) -> Result<Grouping> {

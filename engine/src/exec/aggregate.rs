@@ -4,8 +4,9 @@
 //! row even without input.
 
 use super::{Batch, ExecCtx, Operator};
-use crate::agg::accumulate::{aggregate, group_rows, CallInputs, Grouping};
+use crate::agg::accumulate::{aggregate, group_rows, CallInputs, Grouping, GROUP_BYTES_PER_ROW};
 use crate::agg::func::AggCall;
+use crate::budget::vector_bytes;
 use crate::error::Result;
 use crate::expr::{eval, TExpr};
 use crate::value::Vector;
@@ -38,9 +39,15 @@ impl Operator for HashAggregate {
 
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
         let input = ctx.run(self.input.as_ref())?;
+        let mut held = vec![ctx.budget.hold(
+            GROUP_BYTES_PER_ROW * input.rows as u64,
+            "a GROUP BY's group ids",
+        )?];
         let mut keys: Vec<Vector> = Vec::with_capacity(self.keys.len());
         for k in &self.keys {
-            keys.push(eval(k, input.rows, &input)?.into_owned());
+            let v = eval(k, input.rows, &input)?.into_owned();
+            held.push(ctx.budget.hold(vector_bytes(&v), "a GROUP BY's keys")?);
+            keys.push(v);
         }
         let refs: Vec<&Vector> = keys.iter().collect();
         let mut g = group_rows(&refs, input.rows)?;
@@ -60,6 +67,16 @@ impl Operator for HashAggregate {
                 filter: a.filter.as_ref().map(ev).transpose()?,
                 order: a.order.iter().map(|o| ev(&o.expr)).collect::<Result<_>>()?,
             };
+            let _args = ctx.budget.hold(
+                inputs
+                    .args
+                    .iter()
+                    .chain(&inputs.filter)
+                    .chain(&inputs.order)
+                    .map(vector_bytes)
+                    .sum(),
+                "an aggregate's arguments",
+            )?;
             columns.push(aggregate(a, &inputs, &g)?);
             ctx.watch.check()?;
         }

@@ -2,7 +2,7 @@
 
 use super::sort::sort_rows;
 use super::{Batch, ExecCtx, Operator};
-use crate::agg::accumulate::group_rows;
+use crate::agg::accumulate::{group_rows, GROUP_BYTES_PER_ROW};
 use crate::error::Result;
 use crate::expr::{eval, TExpr};
 use crate::plan::OrderKey;
@@ -33,6 +33,10 @@ impl Operator for Distinct {
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
         let input = ctx.run(self.input.as_ref())?;
         let refs: Vec<&Vector> = input.columns.iter().collect();
+        let _groups = ctx.budget.hold(
+            GROUP_BYTES_PER_ROW * input.rows as u64,
+            "a DISTINCT's group ids",
+        )?;
         let g = group_rows(&refs, input.rows)?;
         Ok(input.gather(&g.first))
     }
@@ -66,7 +70,7 @@ impl Operator for DistinctOn {
 
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
         let input = ctx.run(self.input.as_ref())?;
-        let order = sort_rows(&input, &self.order, None)?;
+        let order = sort_rows(&input, &self.order, None, &ctx.budget)?;
         let sorted = input.gather(&order);
         let mut on: Vec<Vector> = Vec::with_capacity(self.on.len());
         for e in &self.on {

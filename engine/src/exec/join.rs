@@ -256,11 +256,11 @@ impl HashJoin {
             // left order.
             if r.rows <= l.rows {
                 let t = Table::build(&rk);
-                held.push(ctx.budget.hold(t.bytes(), "a join's hash table")?);
+                held.push(ctx.budget.hold(t.bytes(), "a join's hash table entries")?);
                 pairs = t.probe_all(&rk, &lk);
             } else {
                 let t = Table::build(&lk);
-                held.push(ctx.budget.hold(t.bytes(), "a join's hash table")?);
+                held.push(ctx.budget.hold(t.bytes(), "a join's hash table entries")?);
                 pairs = t.probe_all(&lk, &rk);
                 pairs.iter_mut().for_each(|p| *p = (p.1, p.0));
                 if matches!(self.kind, JoinKind::Left | JoinKind::Full) {

@@ -2,6 +2,7 @@
 //! a LIMIT above it takes only `k`).
 
 use super::{Batch, ExecCtx, Operator};
+use crate::budget::{vector_bytes, Budget};
 use crate::error::Result;
 use crate::expr::eval;
 use crate::expr::order::{sort_indices, SortKey};
@@ -22,11 +23,21 @@ pub struct Sort {
 }
 
 /// The positions of `batch`'s rows in the order of `keys` (the first
-/// `keep`, if given; ties keep their input order).
-pub fn sort_rows(batch: &Batch, keys: &[OrderKey], keep: Option<usize>) -> Result<Vec<u32>> {
+/// `keep`, if given; ties keep their input order). The key values and the
+/// positions are charged to `budget` while the sort runs.
+pub fn sort_rows(
+    batch: &Batch,
+    keys: &[OrderKey],
+    keep: Option<usize>,
+    budget: &Budget,
+) -> Result<Vec<u32>> {
+    let positions = budget.hold(8 * batch.rows as u64, "an ORDER BY's row positions")?;
     let mut values: Vec<Vector> = Vec::with_capacity(keys.len());
+    let mut held = vec![positions];
     for k in keys {
-        values.push(eval(&k.expr, batch.rows, batch)?.into_owned());
+        let v = eval(&k.expr, batch.rows, batch)?.into_owned();
+        held.push(budget.hold(vector_bytes(&v), "an ORDER BY's sort keys")?);
+        values.push(v);
     }
     let sk: Vec<SortKey> = keys
         .iter()
@@ -59,7 +70,7 @@ impl Operator for Sort {
 
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
         let input = ctx.run(self.input.as_ref())?;
-        let order = sort_rows(&input, &self.keys, self.keep)?;
+        let order = sort_rows(&input, &self.keys, self.keep, &ctx.budget)?;
         Ok(input.gather(&order))
     }
 }
