@@ -664,8 +664,18 @@ impl<'a> ExprBinder<'a> {
             SqlExpr::Interval(i) => self.interval_expr(i),
             SqlExpr::IsDistinctFrom(a, b) | SqlExpr::IsNotDistinctFrom(a, b) => {
                 let (a, b) = (self.expr(a)?, self.expr(b)?);
-                let ty = common_type(&a, &b)?;
                 let not = matches!(e, SqlExpr::IsNotDistinctFrom(..));
+                // Against a NULL constant of any type: whether the other
+                // side is (not) NULL.
+                let null = |x: &TExpr| x.as_lit() == Some(&Value::Null);
+                if null(&a) || null(&b) {
+                    let other = if null(&a) { b } else { a };
+                    return Ok(TExpr {
+                        kind: ExprKind::IsNull(Box::new(other), !not),
+                        ty: LType::Bool,
+                    });
+                }
+                let ty = common_type(&a, &b)?;
                 Ok(TExpr {
                     kind: ExprKind::Func(
                         Box::new(crate::expr::scalar::Func::Distinct(not)),

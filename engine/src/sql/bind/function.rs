@@ -284,8 +284,11 @@ pub(crate) fn rounding_call(mode: Rounding, x: TExpr) -> Result<TExpr> {
 }
 
 /// A call whose arguments are cast to their common type, which it returns
-/// (`nullif` returns the first argument's value).
+/// (`nullif` compares in it and returns the first argument's value, of its
+/// own type as in DuckDB).
 fn func_common(f: Func, args: Vec<TExpr>) -> Result<TExpr> {
+    let first = args.first().map_or(LType::Null, |a| a.ty);
+    let nullif = f == Func::NullIf;
     let mut ty = LType::Null;
     for a in &args {
         let probe = TExpr::lit(Value::Null, ty);
@@ -299,10 +302,15 @@ fn func_common(f: Func, args: Vec<TExpr>) -> Result<TExpr> {
     for a in args {
         out.push(cast_to(a, ty)?);
     }
-    Ok(TExpr {
+    let call = TExpr {
         kind: ExprKind::Func(Box::new(f), out),
         ty,
-    })
+    };
+    if nullif && first != LType::Null && first != ty {
+        // The first argument's values widened and back: exact.
+        return cast_to(call, first);
+    }
+    Ok(call)
 }
 
 /// A DATE or TIMESTAMP plus (`sign` 1) or minus (-1) an interval literal.

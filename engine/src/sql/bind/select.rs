@@ -666,11 +666,16 @@ fn distinct_order(
                     Some(i) => Some(i),
                     None => match alias_position(&o.expr, items) {
                         Some(i) => Some(i),
-                        // Over groups: a select item written the same way.
-                        None if is_agg => items.iter().position(|i| match &i.expr {
-                            ItemExpr::Sql(e) => **e == o.expr,
-                            ItemExpr::Column(_) => ident_of(&o.expr).is_some_and(|n| n == i.name),
-                        }),
+                        // A select item written the same way (over groups,
+                        // or a window function, which binds only there).
+                        None if is_agg || contains_window(&o.expr) => {
+                            items.iter().position(|i| match &i.expr {
+                                ItemExpr::Sql(e) => **e == o.expr,
+                                ItemExpr::Column(_) => {
+                                    ident_of(&o.expr).is_some_and(|n| n == i.name)
+                                }
+                            })
+                        }
                         None => {
                             let e = ExprBinder::new(scope).with_aliases(aliases).expr(&o.expr)?;
                             select.iter().position(|(_, s)| *s == e)

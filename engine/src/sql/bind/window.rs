@@ -20,7 +20,7 @@ use super::query::order_key;
 use super::scope::Scope;
 use crate::agg::func::{AggCall, AggFunc};
 use crate::error::{invalid, unsupported, EngineError, Result};
-use crate::expr::{ExprKind, TExpr};
+use crate::expr::{ArithOp, ExprKind, TExpr};
 use crate::plan::window::{Exclude, Frame, FrameBound, FrameUnits, Offset, WindowCall, WindowFunc};
 use crate::plan::{Column, LogicalPlan};
 use crate::value::{LType, Value};
@@ -438,7 +438,10 @@ impl ExprBinder<'_> {
         // constant as written, anything else a column of its own.
         let mut stand_in = |b: &mut Self, e: &SqlExpr| -> Result<SqlExpr> {
             let x = b.expr(e)?;
-            if x.is_constant() {
+            // (A constant written with columns or the query's aggregates,
+            // `NULL % c0` or `NULL + count(*)`, is a column like any other
+            // expression: the call's own scope has neither.)
+            if x.is_constant() && !names_columns(e) && !super::aggregate::contains_agg(e) {
                 return Ok(e.clone());
             }
             // One column per distinct expression: DISTINCT checks that the
@@ -565,7 +568,6 @@ impl ExprBinder<'_> {
                     let what = if preceding { "PRECEDING" } else { "FOLLOWING" };
                     let offset = if units == FrameUnits::Range {
                         let k = &order[0];
-                        let o = &spec.order_by[0];
                         // An interval is no value of its own (only `key ± n` is).
                         let nb = match &**n {
                             SqlExpr::Interval(_) => TExpr::lit(Value::Int(0), LType::Int64),
@@ -579,17 +581,17 @@ impl ExprBinder<'_> {
                         // The key minus the offset before the row in
                         // the order's direction, plus after it.
                         let minus = preceding != k.desc;
-                        let op = if minus {
-                            sql::BinaryOperator::Minus
+                        let op = if minus { ArithOp::Sub } else { ArithOp::Add };
+                        // An integer key is offset as a HUGEINT: the bound
+                        // of a key at its type's edge is past the type, not
+                        // an overflow (DuckDB answers such frames).
+                        let key = if k.expr.ty.is_integer() && k.expr.ty != LType::HugeInt {
+                            cast_to(k.expr.clone(), LType::HugeInt)?
                         } else {
-                            sql::BinaryOperator::Plus
+                            k.expr.clone()
                         };
-                        let sum = SqlExpr::BinaryOp {
-                            left: Box::new(o.expr.clone()),
-                            op,
-                            right: n.clone(),
-                        };
-                        let bound = self.expr(&sum)?;
+                        let offset = self.expr(n)?;
+                        let bound = self.arith(op, key, offset, (false, true))?;
                         let ty = common_type(&k.expr, &bound)?;
                         if range_key.is_none() {
                             range_key = Some(cast_to(k.expr.clone(), ty)?);
@@ -674,4 +676,22 @@ struct AggClauses<'a> {
     distinct: bool,
     filter: Option<&'a SqlExpr>,
     order: &'a [sql::OrderByExpr],
+}
+
+/// Whether a SQL expression names a column (outside subqueries too: a
+/// correlated one names the outer query's).
+fn names_columns(e: &SqlExpr) -> bool {
+    struct Finder;
+    impl sql::Visitor for Finder {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &SqlExpr) -> std::ops::ControlFlow<()> {
+            match e {
+                SqlExpr::Identifier(_) | SqlExpr::CompoundIdentifier(_) => {
+                    std::ops::ControlFlow::Break(())
+                }
+                _ => std::ops::ControlFlow::Continue(()),
+            }
+        }
+    }
+    sql::Visit::visit(e, &mut Finder).is_break()
 }
