@@ -687,7 +687,9 @@ pub fn cmp_cells(a: &Cell, b: &Cell) -> Ordering {
         (Cell::Str(x), Cell::Str(y)) => x.cmp(y),
         (Cell::Other(x), Cell::Other(y)) => x.cmp(y),
         _ => match (a.approx(), b.approx()) {
-            (Some(x), Some(y)) => x.total_cmp(&y).then_with(|| {
+            // Every NaN one value and -0.0 with 0.0, as cells_match has them (a
+            // NaN's sign differs between engines).
+            (Some(x), Some(y)) => canonical(x).total_cmp(&canonical(y)).then_with(|| {
                 // Exact numbers of equal approximations: by exact value when comparable.
                 match (a.exact(), b.exact()) {
                     (Some((x, sx)), Some((y, sy))) if sx == sy => x.cmp(&y),
@@ -696,6 +698,17 @@ pub fn cmp_cells(a: &Cell, b: &Cell) -> Ordering {
             }),
             _ => Ordering::Equal,
         },
+    }
+}
+
+/// `x` with NaNs made one NaN and -0.0 made 0.0.
+fn canonical(x: f64) -> f64 {
+    if x.is_nan() {
+        f64::NAN
+    } else if x == 0.0 {
+        0.0
+    } else {
+        x
     }
 }
 
@@ -765,6 +778,17 @@ mod tests {
         assert!(cells_match(&Cell::Date(1), &Cell::Ts(MICROS_PER_DAY)));
         assert!(!cells_match(&Cell::Null, &Cell::Int(0)));
         assert!(!cells_match(&Cell::Str(b"1".to_vec()), &Cell::Int(1)));
+    }
+
+    #[test]
+    fn nans_and_zeros_of_either_sign_sort_together() {
+        let (n, m) = (Cell::Float(f64::NAN), Cell::Float(-f64::NAN));
+        assert_eq!(cmp_cells(&n, &m), Ordering::Equal);
+        assert_eq!(
+            cmp_cells(&Cell::Float(-0.0), &Cell::Float(0.0)),
+            Ordering::Equal
+        );
+        assert_eq!(cmp_cells(&Cell::Float(-1.0), &n), Ordering::Less);
     }
 
     #[test]

@@ -24,7 +24,8 @@ use super::cell::{civil_from_days, format_decimal, format_float, kind_of, Cell, 
 use super::rng::Rng;
 use super::table::TableData;
 
-/// Constructs generated only when switched on (strata refuses them today).
+/// Constructs generated only when switched on (`--features`): the fixed-seed CI
+/// run keeps to single SELECTs, longer runs switch them all on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Features {
     /// `FROM (SELECT ...) AS s`.
@@ -111,6 +112,10 @@ pub struct Gen<'a> {
     /// The SELECT being generated has a window whose value depends on the order of
     /// peers (see `gen/window.rs`).
     tied_window: bool,
+    /// The grouped SELECT being generated groups by ROLLUP, CUBE or GROUPING SETS: a
+    /// window over its groups breaks ties by `grouping()` of the keys too (a key NULL
+    /// in the data and one its set leaves out are equal values).
+    grouping_sets: bool,
 }
 
 const ALL_KINDS: [Kind; 7] = [
@@ -183,6 +188,7 @@ impl<'a> Gen<'a> {
             rows: table.rows(),
             max_depth,
             tied_window: false,
+            grouping_sets: false,
         }
     }
 
@@ -352,8 +358,10 @@ impl<'a> Gen<'a> {
             e.columns(&mut cols);
             cols.is_empty()
         });
+        self.grouping_sets = false;
         if grouped && !constant_key && self.rng.chance(20) {
             group_by = self.grouping_sets(group_by);
+            self.grouping_sets = true;
             if self.rng.chance(50) {
                 let n = 1 + self.rng.index(keys.len().min(3));
                 let args: Vec<Expr> = (0..n).map(|_| self.rng.pick(&keys).0.clone()).collect();

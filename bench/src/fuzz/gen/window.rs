@@ -12,7 +12,7 @@
 //! order in a second one, pairing the two values differently. So a SELECT over rows
 //! has at most one.
 
-use super::{col, lit, Ctx, Gen, Kind};
+use super::{col, func, lit, Ctx, Gen, Kind};
 use crate::fuzz::ast::Expr;
 
 /// What a window call computes.
@@ -60,7 +60,13 @@ impl Gen<'_> {
         // Every column (or group key): the order that breaks all ties.
         let total: Vec<Expr> = match ctx {
             Ctx::Row => self.cols.iter().map(|c| col(&c.name)).collect(),
-            Ctx::Groups(keys) => keys.iter().map(|(e, _)| e.clone()).collect(),
+            Ctx::Groups(keys) => {
+                let mut t: Vec<Expr> = keys.iter().map(|(e, _)| e.clone()).collect();
+                if self.grouping_sets && !t.is_empty() {
+                    t.push(func("grouping", t.clone()));
+                }
+                t
+            }
         };
         let key = |g: &mut Gen<'_>| -> (Expr, Kind) {
             match ctx {
