@@ -541,6 +541,43 @@ fn values_truth_where(
     Ok(ValueMask { values, nulls })
 }
 
+/// The rows among `rows` where `expr` over column `col` is TRUE, evaluated
+/// only at the values those rows hold.
+fn values_true_at(ctx: &BlockCtx, col: usize, expr: &TExpr, rows: &[u32]) -> Result<Bitmap> {
+    let codes = ctx.codes_at(col, rows)?;
+    let n = ctx.chunk(col)?.distinct();
+    let mut within = ValueMask {
+        values: vec![false; n],
+        nulls: false,
+    };
+    for &c in &codes {
+        match within.values.get_mut(c as usize) {
+            Some(v) => *v = true,
+            None => within.nulls = true,
+        }
+    }
+    let m = values_truth_where(ctx, col, expr, &within)?;
+    let mut kept = Bitmap::zeros(ctx.rows as usize);
+    for (&r, &c) in rows.iter().zip(&codes) {
+        if m.values.get(c as usize).copied().unwrap_or(m.nulls) {
+            kept.set(r as usize);
+        }
+    }
+    Ok(kept)
+}
+
+/// The union of two selections.
+fn or_sel(a: Sel, b: Sel) -> Sel {
+    match (a, b) {
+        (Sel::All, _) | (_, Sel::All) => Sel::All,
+        (Sel::Empty, s) | (s, Sel::Empty) => s,
+        (Sel::Bits(mut a), Sel::Bits(b)) => {
+            a.or(&b);
+            Sel::from_bits(a)
+        }
+    }
+}
+
 /// The rows of a block that satisfy `p`.
 pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
     let rows = ctx.rows;
@@ -550,19 +587,35 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
         Pred::And(kids) => select_all_of(kids, ctx)?,
         Pred::Or(kids) => {
             let mut acc = Sel::Empty;
+            // A per-value branch that fails over all of its values (an
+            // overflow) is evaluated at the rows no other branch accepts:
+            // DuckDB's OR never evaluates it at the others.
+            let mut deferred = Vec::new();
             for k in kids {
                 if !may_match(k, ctx.table, ctx.block) {
                     continue;
                 }
-                let s = select(k, ctx)?;
-                acc = match (acc, s) {
-                    (Sel::All, _) | (_, Sel::All) => return Ok(Sel::All),
-                    (Sel::Empty, s) | (s, Sel::Empty) => s,
-                    (Sel::Bits(mut a), Sel::Bits(b)) => {
-                        a.or(&b);
-                        Sel::from_bits(a)
+                let s = match (select(k, ctx), k) {
+                    (Ok(s), _) => s,
+                    (Err(_), Pred::Values { col, expr }) => {
+                        deferred.push((*col, expr));
+                        continue;
                     }
+                    (Err(e), _) => return Err(e),
                 };
+                acc = or_sel(acc, s);
+                if acc == Sel::All {
+                    return Ok(acc);
+                }
+            }
+            for (col, expr) in deferred {
+                let rest: Vec<u32> = match &acc {
+                    Sel::All => return Ok(Sel::All),
+                    Sel::Empty => (0..rows).collect(),
+                    Sel::Bits(b) => (0..rows).filter(|&r| !b.get(r as usize)).collect(),
+                };
+                let s = Sel::from_bits(values_true_at(ctx, col, expr, &rest)?);
+                acc = or_sel(acc, s);
             }
             acc
         }
@@ -736,26 +789,7 @@ fn select_all_of(kids: &[Pred], ctx: &BlockCtx) -> Result<Sel> {
             continue;
         };
         let rows = acc.rows(ctx.rows);
-        let codes = ctx.codes_at(*col, &rows)?;
-        let n = ctx.chunk(*col)?.distinct();
-        let mut within = ValueMask {
-            values: vec![false; n],
-            nulls: false,
-        };
-        for &c in &codes {
-            match within.values.get_mut(c as usize) {
-                Some(v) => *v = true,
-                None => within.nulls = true,
-            }
-        }
-        let m = values_truth_where(ctx, *col, expr, &within)?;
-        let mut kept = Bitmap::zeros(ctx.rows as usize);
-        for (&r, &c) in rows.iter().zip(&codes) {
-            if m.values.get(c as usize).copied().unwrap_or(m.nulls) {
-                kept.set(r as usize);
-            }
-        }
-        acc = Sel::from_bits(kept);
+        acc = Sel::from_bits(values_true_at(ctx, *col, expr, &rows)?);
         if acc == Sel::Empty {
             return Ok(acc);
         }

@@ -1,6 +1,10 @@
 //! The SQL dialect strata parses: DuckDB's as sqlparser knows it, plus the
 //! null treatment DuckDB writes inside a window function's arguments
-//! (`lag(x, 1 IGNORE NULLS)`), which sqlparser's DuckDB dialect lacks.
+//! (`lag(x, 1 IGNORE NULLS)`), which sqlparser's DuckDB dialect lacks, and
+//! DuckDB's (PostgreSQL's) precedence of the bitwise operators: `&`, `|`,
+//! `<<`, `>>` and a prefix `~` are all one level, below `+` and above
+//! comparisons, left to right (`4 | 1 & 2` is `(4 | 1) & 2`, `~1 + 1` is
+//! `~(1 + 1)`), where sqlparser ranks `&` above `|` and `~` with `-`.
 //!
 //! The wrapper answers every question DuckDB's dialect overrides as it
 //! does and reports DuckDB's type, so the parser's `dialect_of!` checks
@@ -9,7 +13,10 @@
 
 use std::any::TypeId;
 
-use sqlparser::dialect::{Dialect, DuckDbDialect};
+use sqlparser::ast::{Expr, UnaryOperator};
+use sqlparser::dialect::{Dialect, DuckDbDialect, Precedence};
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
 
 /// DuckDB's dialect, with null treatment in function arguments.
 #[derive(Debug, Default, Clone, Copy)]
@@ -20,6 +27,25 @@ const DUCK: DuckDbDialect = DuckDbDialect {};
 impl Dialect for StrataDialect {
     fn dialect(&self) -> TypeId {
         DUCK.dialect()
+    }
+    /// The bitwise operators share the level of `<<` and `>>`.
+    fn prec_value(&self, prec: Precedence) -> u8 {
+        match prec {
+            Precedence::Ampersand | Precedence::Pipe => DUCK.prec_value(Precedence::Caret),
+            other => DUCK.prec_value(other),
+        }
+    }
+    /// A prefix `~` takes everything above the bitwise level as its operand.
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        if parser.peek_token().token != Token::Tilde {
+            return None;
+        }
+        parser.next_token();
+        let operand = parser.parse_subexpr(self.prec_value(Precedence::Caret));
+        Some(operand.map(|e| Expr::UnaryOp {
+            op: UnaryOperator::BitwiseNot,
+            expr: Box::new(e),
+        }))
     }
     fn supports_window_function_null_treatment_arg(&self) -> bool {
         true
@@ -130,5 +156,42 @@ mod tests {
             "SELECT lag(x, 1 IGNORE NULLS) OVER () FROM t"
         )
         .starts_with("error"));
+    }
+
+    /// The tree of the first select item, every operation in parentheses
+    /// and the source's own parentheses dropped.
+    fn shape(sql: &str) -> String {
+        fn render(e: &Expr) -> String {
+            match e {
+                Expr::BinaryOp { left, op, right } => {
+                    format!("({} {op} {})", render(left), render(right))
+                }
+                Expr::UnaryOp { op, expr } => format!("({op}{})", render(expr)),
+                Expr::Nested(inner) => render(inner),
+                other => other.to_string(),
+            }
+        }
+        let stmts = Parser::parse_sql(&StrataDialect, sql).expect("parses");
+        let sqlparser::ast::Statement::Query(q) = &stmts[0] else {
+            panic!("not a query: {sql}")
+        };
+        let sqlparser::ast::SetExpr::Select(select) = q.body.as_ref() else {
+            panic!("not a select: {sql}")
+        };
+        match &select.projection[0] {
+            sqlparser::ast::SelectItem::UnnamedExpr(e) => render(e),
+            other => panic!("unexpected item {other}"),
+        }
+    }
+
+    #[test]
+    fn bitwise_operators_share_one_level() {
+        let same = |a: &str, b: &str| assert_eq!(shape(a), shape(b), "{a}");
+        same("SELECT 4 | 1 & 2", "SELECT (4 | 1) & 2");
+        same("SELECT 6 & 3 << 1", "SELECT (6 & 3) << 1");
+        same("SELECT 1 << 2 + 1", "SELECT 1 << (2 + 1)");
+        same("SELECT ~1 + 1", "SELECT ~(1 + 1)");
+        same("SELECT ~1 = -2", "SELECT (~1) = -2");
+        same("SELECT a | b = 5", "SELECT (a | b) = 5");
     }
 }
