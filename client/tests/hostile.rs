@@ -139,6 +139,43 @@ fn oversized_table_files_are_refused_before_they_are_read() {
     query_and_verify_fail(&table, "where its head describes");
 }
 
+#[test]
+fn window_results_stop_at_the_memory_limit_as_they_grow() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: String = (0..20_000).map(|i| format!("{i},v{}\n", i % 97)).collect();
+    std::fs::write(dir.path().join("w.csv"), format!("i,s\n{rows}")).unwrap();
+    // Each row's running string_agg holds all rows before it: about 1.2 GB
+    // in all. The query stops near the limit, not after building it all.
+    let query = |filter: &str| {
+        format!(
+            "SELECT count(w), max(length(w)) FROM (SELECT string_agg(s, ',' ORDER BY i DESC) \
+             OVER (ORDER BY i) AS w FROM 'w.csv' {filter}) x"
+        )
+    };
+    let (out, rss) = peak_rss_kib(
+        strata().current_dir(dir.path()).args([
+            "query",
+            "--no-cache",
+            "--memory-limit",
+            "50MB",
+            &query(""),
+        ]),
+        Duration::from_secs(60),
+    );
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains("window results"), "{e}");
+    assert!(e.contains("memory limit of 47.7 MiB"), "{e}");
+    // The limit plus the process's own working set.
+    assert!(rss < 250 << 10, "the query peaked at {rss} KiB");
+    // The same query over fewer rows fits.
+    same_as_duckdb(
+        dir.path(),
+        &query("WHERE i < 100"),
+        "count(w),max(length(w))\n100,386\n",
+    );
+}
+
 /// Permission bits of `path`.
 fn mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;

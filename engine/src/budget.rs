@@ -71,6 +71,16 @@ pub struct Held {
     bytes: u64,
 }
 
+impl Held {
+    /// Charges `bytes` more to the same guard.
+    pub fn grow(&mut self, bytes: u64, what: &str) -> Result<()> {
+        // Counted even when over the limit, so that dropping the guard
+        // gives back exactly what was charged.
+        self.bytes += bytes;
+        self.budget.charge(bytes, what)
+    }
+}
+
 impl Drop for Held {
     fn drop(&mut self) {
         self.budget.release(self.bytes);
@@ -86,14 +96,32 @@ impl PartialEq for Budget {
 
 /// Approximate heap bytes of a vector's values.
 pub fn vector_bytes(v: &Vector) -> u64 {
-    let n = v.len() as u64;
+    vector_bytes_from(v, 0)
+}
+
+/// Approximate heap bytes of a vector's values from position `from` on.
+pub fn vector_bytes_from(v: &Vector, from: usize) -> u64 {
+    let n = v.len().saturating_sub(from) as u64;
     let data = match &v.data {
         Data::Bool(_) => n,
         Data::I64(_) | Data::U64(_) | Data::F64(_) => 8 * n,
         Data::I128(_) => 16 * n,
-        Data::Str(s) => s.iter().map(|x| x.len() as u64 + 24).sum(),
+        Data::Str(s) => s.iter().skip(from).map(|x| x.len() as u64 + 24).sum(),
     };
-    data + v.nulls.as_ref().map_or(0, |x| x.len() as u64)
+    data + v.nulls.as_ref().map_or(0, |_| n)
+}
+
+/// Approximate heap bytes of `v`'s values at `idx` (as [`Vector::gather`]
+/// would copy them).
+pub fn gathered_bytes(v: &Vector, idx: &[u32]) -> u64 {
+    let n = idx.len() as u64;
+    let data = match &v.data {
+        Data::Bool(_) => n,
+        Data::I64(_) | Data::U64(_) | Data::F64(_) => 8 * n,
+        Data::I128(_) => 16 * n,
+        Data::Str(s) => idx.iter().map(|&i| s[i as usize].len() as u64 + 24).sum(),
+    };
+    data + v.nulls.as_ref().map_or(0, |_| n)
 }
 
 /// `bytes` for people: "512 B", "3.0 GiB".

@@ -146,8 +146,7 @@ fn still_fails(
             let Some(d) = duck else { return Ok(false) };
             materialise(&f.table, dir, Some(&mut *d))?;
             let db = StrataDb::open(dir, threads, timeout)?;
-            let star: Vec<String> = f.table.columns.iter().map(|c| c.name.clone()).collect();
-            Ok(match differential(&db, d, q, &star)? {
+            Ok(match differential(&db, d, q, &f.table.columns)? {
                 Outcome::Fail(k, _) => same_kind(&k, kind),
                 _ => false,
             })

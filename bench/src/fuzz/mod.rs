@@ -31,7 +31,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use self::ast::{Expr, Query};
-use self::cell::Kind;
+use self::cell::{kind_of, Kind};
 use self::compare::{compare, Shape, Verdict};
 use self::duck::{Duck, DuckAnswer};
 use self::gen::{Features, Gen};
@@ -39,7 +39,7 @@ use self::oracle::{Oracle, OracleOutcome};
 use self::rng::Rng;
 use self::shrink::Subject;
 use self::strata_side::{StrataAnswer, StrataDb};
-use self::table::{TableData, TableLimits};
+use self::table::{Column, TableData, TableLimits};
 
 /// Arguments of `strata-bench fuzz-sql`.
 #[derive(Args, Debug, Clone)]
@@ -97,7 +97,7 @@ pub struct FuzzArgs {
     /// Exit with an error when there are panics or failures that are not known.
     #[arg(long)]
     pub strict: bool,
-    /// Write every compared query and its outcome to this file.
+    /// Write every compared query (as it starts) and its outcome to this file.
     #[arg(long)]
     pub log_queries: Option<PathBuf>,
     /// Replay the regression cases at PATH (a case directory or a directory of them)
@@ -196,7 +196,7 @@ pub struct Stats {
     pub matches: u64,
     /// Equally valid answer (ties, LIMIT without ORDER BY).
     pub matches_ties: u64,
-    /// DuckDB's answer over the table's rows in reverse order (its answer
+    /// DuckDB's answer over the table's rows in another order (its answer
     /// depends on the row order: float sums that overflow, first()).
     pub matches_row_order: u64,
     /// Wrong answers.
@@ -532,7 +532,7 @@ fn summary(
     let _ = writeln!(
         s,
         "  matches: {} ({} exact, {} equally valid: ties or LIMIT without ORDER BY, {} DuckDB's \
-         answer over the rows in reverse order)",
+         answer over the rows in another order)",
         st.matches + st.matches_ties + st.matches_row_order,
         st.matches,
         st.matches_ties,
@@ -717,18 +717,34 @@ fn with_null_row(sql: &str, columns: usize) -> String {
     }
 }
 
-/// `sql` over table `t` with its rows in reverse order: a CTE named `t`
-/// shadows the table.
-fn with_rows_reversed(sql: &str) -> String {
-    let cte = "t AS (SELECT * FROM main.t ORDER BY rowid DESC)";
+/// `sql` over table `t` with its rows in the order `order_by` gives: a CTE
+/// named `t` shadows the table.
+fn with_rows_ordered(sql: &str, order_by: &str) -> String {
+    let cte = format!("t AS (SELECT * FROM main.t ORDER BY {order_by})");
     match sql.strip_prefix("WITH ") {
         Some(rest) => format!("WITH {cte}, {rest}"),
         None => format!("WITH {cte} {sql}"),
     }
 }
 
+/// The row orders under which DuckDB's answer is rechecked when it differs
+/// from strata's: the rows reversed, and for each float column, its infinite
+/// values first (so a float sum meets the infinity before its finite part
+/// can overflow, the order-free answer strata gives).
+fn recheck_orders(table: &[Column]) -> Vec<String> {
+    let mut orders = vec!["rowid DESC".to_string()];
+    for c in table {
+        if kind_of(c.ty) == Kind::Float {
+            orders.push(format!("isinf({}) DESC NULLS LAST, rowid", c.name));
+        }
+    }
+    orders
+}
+
 /// Runs `q` on both engines and judges strata's answer.
-fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, star: &[String]) -> Result<Outcome> {
+fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, table: &[Column]) -> Result<Outcome> {
+    let star: Vec<String> = table.iter().map(|c| c.name.clone()).collect();
+    let star = &star[..];
     let sql = q.sql();
     let s = db.query(&sql);
     let panic = |m: &str| Outcome::Fail(FailKind::Panic(m.to_string()), format!("panic: {m}"));
@@ -769,6 +785,14 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, star: &[String]) -> R
                     "type error DuckDB raises only on evaluation: {shape}"
                 )));
             }
+            // The same where a filter leaves no row to evaluate, even the
+            // NULL one (`WHERE c3`): DuckDB's empty answer never met the
+            // cast it has no function for.
+            if kind == "invalid" && rows.is_empty() && is_type_error(&msg) {
+                return Ok(Outcome::OptimizerSkip(format!(
+                    "type error DuckDB raises only on evaluation, no row evaluated: {shape}"
+                )));
+            }
             return Ok(Outcome::Fail(
                 FailKind::StrataError(kind.to_string(), shape),
                 msg,
@@ -792,7 +816,7 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, star: &[String]) -> R
             // An answer that depends on the order of the rows (a float sum
             // overflowing to one infinity before it meets the other) is as
             // valid over the rows in another order.
-            Verdict::Mismatch(_) if reversed_matches(duck, q, &shape, &strata_rows)? => {
+            Verdict::Mismatch(_) if reordered_matches(duck, q, table, &shape, &strata_rows)? => {
                 Outcome::MatchRowOrder
             }
             Verdict::Mismatch(why) => {
@@ -828,28 +852,47 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, star: &[String]) -> R
     )
 }
 
-/// Whether DuckDB, run over table `t`'s rows in reverse order, gives strata's answer.
-fn reversed_matches(
+/// Whether strata's error says two types have no cast or comparison.
+fn is_type_error(msg: &str) -> bool {
+    [
+        "cannot cast ",
+        "cannot compare or combine ",
+        "cannot combine ",
+    ]
+    .iter()
+    .any(|p| msg.contains(p))
+}
+
+/// Whether DuckDB, run over table `t`'s rows in one of [`recheck_orders`],
+/// gives strata's answer.
+fn reordered_matches(
     duck: &mut Duck,
     q: &Query,
+    table: &[Column],
     shape: &Shape,
     strata: &[Vec<cell::Cell>],
 ) -> Result<bool> {
-    let DuckAnswer::Rows { rows, .. } = duck.query(&with_rows_reversed(&q.sql()))? else {
-        return Ok(false);
-    };
-    let full = if shape.limited() {
-        match duck.query(&with_rows_reversed(&q.sql_without_limit()))? {
-            DuckAnswer::Rows { rows, .. } => Some(rows),
-            _ => None,
+    for order in recheck_orders(table) {
+        let DuckAnswer::Rows { rows, .. } = duck.query(&with_rows_ordered(&q.sql(), &order))?
+        else {
+            continue;
+        };
+        let full = if shape.limited() {
+            match duck.query(&with_rows_ordered(&q.sql_without_limit(), &order))? {
+                DuckAnswer::Rows { rows, .. } => Some(rows),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if !matches!(
+            compare(shape, strata, &rows, full.as_deref()),
+            Verdict::Mismatch(_)
+        ) {
+            return Ok(true);
         }
-    } else {
-        None
-    };
-    Ok(!matches!(
-        compare(shape, strata, &rows, full.as_deref()),
-        Verdict::Mismatch(_)
-    ))
+    }
+    Ok(false)
 }
 
 /// The family of a type name: integers of any width, decimals of any precision.
@@ -898,7 +941,6 @@ fn run_case(
         ..Stats::default()
     };
     let mut found = Vec::new();
-    let star: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
     let has_raw = table.columns.iter().any(|c| c.raw_bytes);
     for j in 0..queries_per_table(table.rows()) {
         if shared.done() {
@@ -918,7 +960,15 @@ fn run_case(
             }
             shared.queries_done.fetch_add(1, Ordering::SeqCst);
             st.queries += 1;
-            let outcome = differential(&db, d, &q, &star)?;
+            if let Some(log) = &shared.query_log {
+                // Written before the query runs, so a query that brings the
+                // process down (out of memory) is in the log.
+                if let Ok(mut f) = log.lock() {
+                    let _ = writeln!(f, "case {k}\tstart\t{}", q.sql());
+                    let _ = f.flush();
+                }
+            }
+            let outcome = differential(&db, d, &q, &table.columns)?;
             if let Some(log) = &shared.query_log {
                 if let Ok(mut f) = log.lock() {
                     let _ = writeln!(f, "case {k}\t{}\t{}", outcome.label(), q.sql());

@@ -84,13 +84,31 @@ impl FloatSum {
     #[inline]
     pub fn total(&self) -> f64 {
         match self.infs {
-            _ if self.finite.is_nan() => f64::NAN,
+            _ if self.finite.is_nan() => self.finite,
             1 => f64::INFINITY,
             2 => f64::NEG_INFINITY,
-            3 => f64::NAN,
+            // What `inf + -inf` gives on x86, where DuckDB adds: the
+            // default NaN, its sign bit set ('-nan' as text).
+            3 => -f64::NAN,
             _ => self.finite,
         }
     }
+}
+
+/// AVG of exact numbers (integers, DECIMALs as scaled integers) as DuckDB
+/// computes it: the exact sum divided once by `count * scale` (`scale` is
+/// 10 to the decimal places), so that 5370.7 averaged over any count is
+/// 5370.7, where dividing by the scale and the count apart rounds twice.
+/// A sum past 2^53 divides as integer quotient plus remainder, within an
+/// ulp of the exact quotient (DuckDB divides it in extended precision).
+pub fn exact_avg(sum: i128, count: u64, scale: f64) -> f64 {
+    let d = count as f64 * scale;
+    const EXACT: f64 = (1u64 << 53) as f64;
+    if sum.unsigned_abs() < 1 << 53 || d >= EXACT || d < 1.0 {
+        return sum as f64 / d;
+    }
+    let di = d as i128;
+    (sum / di) as f64 + (sum % di) as f64 / d
 }
 
 #[cfg(test)]
@@ -116,9 +134,20 @@ mod tests {
     }
 
     #[test]
+    fn exact_averages_divide_once() {
+        for n in 1..200u64 {
+            assert_eq!(exact_avg(53707 * i128::from(n), n, 10.0), 5370.7);
+        }
+        assert_eq!(exact_avg(i128::from(u64::MAX) * 3, 3, 1.0), u64::MAX as f64);
+        assert_eq!(exact_avg(-7, 2, 1.0), -3.5);
+    }
+
+    #[test]
     fn opposite_infinities_and_nan_give_nan() {
         assert!(sum(&[f64::INFINITY, 1.0, f64::NEG_INFINITY]).is_nan());
         assert!(sum(&[f64::NAN, f64::INFINITY]).is_nan());
+        let both = sum(&[f64::NEG_INFINITY, f64::INFINITY]);
+        assert!(both.is_nan() && both.is_sign_negative());
     }
 
     #[test]

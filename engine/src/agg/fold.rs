@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::agg::accumulate::{atom, Atom};
-use crate::agg::float_sum::FloatSum;
+use crate::agg::float_sum::{exact_avg, FloatSum};
 use crate::agg::func::{AggCall, AggFunc, AggParam, Quantile};
 use crate::agg::hll;
 use crate::agg::holistic::{entropy, quantile, Runs};
@@ -369,7 +369,7 @@ fn sum_or_avg(call: &AggCall, arg: &Vector, feed: &Feed, n: usize) -> Result<Vec
         call.ty,
         s.into_iter().map(|(c, sum)| match c {
             0 => Value::Null,
-            _ if avg => Value::Float(sum as f64 / scale / c as f64),
+            _ if avg => Value::Float(exact_avg(sum, c, scale)),
             _ => Value::Huge(sum),
         }),
     ))

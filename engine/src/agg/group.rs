@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::expr::{eval, Columns, OneColumn, TExpr};
 use crate::scan::block::{BlockCtx, Sel};
 use crate::scan::selection::BlockFilter;
-use crate::value::{LType, Vector};
+use crate::value::{LType, Value, Vector};
 
 /// How a key part's values are found in a block.
 #[derive(Debug, Clone, PartialEq)]
@@ -679,8 +679,7 @@ fn arg_values<'a>(
     let cols = arg.columns();
     Ok(match cols.as_slice() {
         [] => {
-            let none = Columns(Vec::new());
-            let v = eval(arg, 1, &none)?;
+            let v = const_arg(arg, || Ok(!rows.is_empty()))?;
             let (a, s) = values_for(kind, &v);
             (a, ArgIndex::Const, s)
         }
@@ -993,6 +992,18 @@ fn sort_groups(
     )
 }
 
+/// A constant aggregate argument's value. Its evaluation error (a cast out
+/// of range) is raised only where a selected row evaluates it: over no
+/// selected rows the argument is never computed, as in DuckDB, and a NULL
+/// of its type stands in.
+fn const_arg(arg: &TExpr, any_rows: impl FnOnce() -> Result<bool>) -> Result<Vector> {
+    match eval(arg, 1, &Columns(Vec::new())) {
+        Ok(v) => Ok(v.into_owned()),
+        Err(e) if any_rows()? => Err(e),
+        Err(_) => Ok(Vector::constant(arg.ty, &Value::Null, 1)),
+    }
+}
+
 /// Per distinct value, the selected rows holding it; and selected NULL rows.
 type FilteredCounts = (Vec<u32>, u32);
 
@@ -1034,8 +1045,7 @@ fn per_value_groups(
             },
             Some(arg) => match arg.columns().as_slice() {
                 [] => {
-                    let none = Columns(Vec::new());
-                    let v = eval(arg, 1, &none)?;
+                    let v = const_arg(arg, || Ok(filter.count(ctx)? > 0))?;
                     let (vals, src) = values_for(s.kind, &v);
                     if let Some(src) = src {
                         str_srcs.push((s.off, src));

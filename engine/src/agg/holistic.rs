@@ -123,6 +123,9 @@ pub fn interpolate(lo: &Value, hi: &Value, d: f64, ty: LType) -> Value {
             let (l, h) = (to_f64(lo), to_f64(hi));
             Value::Float(f64::from((h - l).mul_add(d, l) as f32))
         }
+        // Equal ends (or no step) are exact: the value itself, where the
+        // double arithmetic below would round a DECIMAL(18,18) to 1.0.
+        LType::Decimal(..) if lo == hi || d == 0.0 => lo.clone(),
         LType::Decimal(..) => match (ty.phys(), lo, hi) {
             (Phys::I128, Value::Huge(l), Value::Huge(h)) => {
                 let step = (h.wrapping_sub(*l) as f64 * d).trunc() as i128;
@@ -182,6 +185,15 @@ pub fn entropy(counts: &[u64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interpolating_between_equal_decimals_is_exact() {
+        // -0.999999999999999999 as a DECIMAL(18,18): a double rounds it to -1.
+        let x = Value::Int(-999_999_999_999_999_999);
+        let ty = LType::Decimal(18, 18);
+        assert_eq!(interpolate(&x, &x, 0.25, ty), x);
+        assert_eq!(interpolate(&x, &Value::Int(0), 0.0, ty), x);
+    }
 
     fn runs_of(vals: &[i64]) -> (Vec<u64>, Vec<i64>) {
         let mut v = vals.to_vec();

@@ -5,7 +5,7 @@
 //! from each group's distinct values ([`AggCall::from_values`]) are filled
 //! when a pass's groups are collapsed ([`crate::agg::from_values`]).
 
-use crate::agg::float_sum::FloatSum;
+use crate::agg::float_sum::{exact_avg, FloatSum};
 use crate::agg::func::{AggCall, AggFunc};
 use crate::agg::moments::{Kahan, Moments, Welford};
 use crate::error::Result;
@@ -411,7 +411,7 @@ impl StateLayout {
                 StateKind::SumInt => {
                     let sum = get_i128(r, o + 1);
                     if avg {
-                        Value::Float(sum as f64 / r[o] as f64 / scale)
+                        Value::Float(exact_avg(sum, r[o], scale))
                     } else if ty.phys() == Phys::I128 {
                         Value::Huge(sum)
                     } else {

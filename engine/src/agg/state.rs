@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use crate::agg::accumulate::{atom, Atom};
-use crate::agg::float_sum::FloatSum;
+use crate::agg::float_sum::{exact_avg, FloatSum};
 use crate::agg::func::{AggCall, AggFunc};
 use crate::error::{EngineError, Result};
 use crate::expr::order::cmp_values;
@@ -190,7 +190,7 @@ impl Accumulator for ExactSum<'_> {
     fn finish(&self, s: &(i128, i64), out: &mut Vector) -> Result<()> {
         out.push(&match (s.1, self.avg) {
             (0, _) => Value::Null,
-            (c, true) => Value::Float(s.0 as f64 / self.scale / c as f64),
+            (c, true) => Value::Float(exact_avg(s.0, c as u64, self.scale)),
             (_, false) => Value::Huge(s.0),
         });
         Ok(())

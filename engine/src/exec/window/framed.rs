@@ -21,7 +21,9 @@ use super::frame::{FrameData, Part, Parts, Pieces};
 use crate::agg::accumulate::{aggregate, CallInputs, Grouping};
 use crate::agg::func::AggCall;
 use crate::agg::state::{with_accumulator, Accumulator, WithAccumulator};
+use crate::budget::{gathered_bytes, vector_bytes, vector_bytes_from, Budget, Held};
 use crate::error::{EngineError, Result};
+use crate::interrupt::Watch;
 use crate::plan::window::{Exclude, FrameBound, FrameUnits, WindowCall};
 use crate::value::Vector;
 
@@ -107,9 +109,63 @@ impl WithAccumulator for Caps {
     }
 }
 
+/// A task's output charged to the query's budget as it grows (a string
+/// aggregate over many frames can outgrow memory long before the task
+/// ends), and the point where an interrupted query stops.
+pub struct Meter<'a> {
+    budget: &'a Budget,
+    watch: &'a Watch,
+    held: Held,
+    /// Values of the output charged so far.
+    counted: usize,
+}
+
+impl<'a> Meter<'a> {
+    /// A meter of one task's output, nothing charged yet.
+    pub fn new(budget: &'a Budget, watch: &'a Watch) -> Result<Meter<'a>> {
+        Ok(Meter {
+            budget,
+            watch,
+            held: budget.hold(0, WHAT)?,
+            counted: 0,
+        })
+    }
+
+    /// Charges what `out` gained since the last call, and stops an
+    /// interrupted query.
+    pub fn update(&mut self, out: &Vector) -> Result<()> {
+        self.watch.check()?;
+        let bytes = vector_bytes_from(out, self.counted);
+        self.counted = out.len();
+        self.held.grow(bytes, WHAT)
+    }
+
+    /// Appends `values` at `idx` to `out`, charged before they are made.
+    fn append_gathered(&mut self, out: &mut Vector, values: &Vector, idx: &[u32]) -> Result<()> {
+        self.update(out)?;
+        let bytes = gathered_bytes(values, idx);
+        self.counted += idx.len();
+        self.held.grow(bytes, WHAT)?;
+        out.append(&values.gather(idx));
+        Ok(())
+    }
+
+    /// Charges `copies` more copies of `out`'s last value before they are
+    /// made, counting them as charged.
+    fn charge_copies(&mut self, out: &Vector, copies: usize) -> Result<()> {
+        self.update(out)?;
+        let last = vector_bytes_from(out, out.len().saturating_sub(1));
+        self.counted += copies;
+        self.held.grow(last.saturating_mul(copies as u64), WHAT)
+    }
+}
+
+/// What the budget error names.
+const WHAT: &str = "window results";
+
 /// Appends the aggregate's value over each row's frame, for the
 /// partitions `parts`, to `out`. `inputs` are the call's arguments, FILTER
-/// and ORDER BY keys by sorted position.
+/// and ORDER BY keys by sorted position; `meter` charges `out` as it grows.
 pub fn aggregate_partitions(
     call: &AggCall,
     inputs: &CallInputs,
@@ -117,35 +173,38 @@ pub fn aggregate_partitions(
     frame: &FrameData,
     parts: &Parts,
     out: &mut Vector,
+    meter: &mut Meter<'_>,
 ) -> Result<()> {
     if strategy != Strategy::PerFrame {
         let run = Run {
             strategy,
             frame,
             parts,
-            out,
+            out: &mut *out,
+            meter: &mut *meter,
         };
         if let Some(r) = with_accumulator(call, inputs.args.first(), run) {
             return r;
         }
     }
-    per_frame(call, inputs, frame, parts, out)
+    per_frame(call, inputs, frame, parts, out, meter)
 }
 
 /// Evaluation of one strategy with a concrete accumulator.
-struct Run<'a> {
+struct Run<'a, 'b> {
     strategy: Strategy,
     frame: &'a FrameData,
     parts: &'a Parts,
     out: &'a mut Vector,
+    meter: &'a mut Meter<'b>,
 }
 
-impl WithAccumulator for Run<'_> {
+impl WithAccumulator for Run<'_, '_> {
     type Out = Result<()>;
     fn run<A: Accumulator>(self, acc: &A) -> Result<()> {
         for p in self.parts.iter() {
             match self.strategy {
-                Strategy::Whole => whole(acc, &p, self.out)?,
+                Strategy::Whole => whole(acc, &p, self.out, self.meter)?,
                 Strategy::Running | Strategy::Sliding => moving(
                     acc,
                     self.frame,
@@ -153,14 +212,20 @@ impl WithAccumulator for Run<'_> {
                     self.out,
                     self.strategy == Strategy::Sliding,
                 )?,
-                _ => tree(acc, self.frame, &p, self.out)?,
+                _ => tree(acc, self.frame, &p, self.out, self.meter.watch)?,
             }
+            self.meter.update(self.out)?;
         }
         Ok(())
     }
 }
 
-fn whole<A: Accumulator>(acc: &A, p: &Part<'_>, out: &mut Vector) -> Result<()> {
+fn whole<A: Accumulator>(
+    acc: &A,
+    p: &Part<'_>,
+    out: &mut Vector,
+    meter: &mut Meter<'_>,
+) -> Result<()> {
     if p.n == 0 {
         return Ok(());
     }
@@ -169,6 +234,7 @@ fn whole<A: Accumulator>(acc: &A, p: &Part<'_>, out: &mut Vector) -> Result<()> 
         acc.add(&mut s, r)?;
     }
     acc.finish(&s, out)?;
+    meter.charge_copies(out, p.n - 1)?;
     repeat_last(out, p.n - 1);
     Ok(())
 }
@@ -234,7 +300,13 @@ const FANOUT: usize = 16;
 /// Rows per parallel task when one partition is large.
 const TASK_ROWS: usize = 1 << 15;
 
-fn tree<A: Accumulator>(acc: &A, frame: &FrameData, p: &Part<'_>, out: &mut Vector) -> Result<()> {
+fn tree<A: Accumulator>(
+    acc: &A,
+    frame: &FrameData,
+    p: &Part<'_>,
+    out: &mut Vector,
+    watch: &Watch,
+) -> Result<()> {
     // Level k's state j covers the rows j * 16^(k+1) .. (j + 1) * 16^(k+1).
     let mut levels: Vec<Vec<A::State>> = Vec::new();
     let mut first = Vec::with_capacity(p.n.div_ceil(FANOUT));
@@ -277,6 +349,7 @@ fn tree<A: Accumulator>(acc: &A, frame: &FrameData, p: &Part<'_>, out: &mut Vect
     let parts: Vec<Vector> = (0..p.n.div_ceil(TASK_ROWS))
         .into_par_iter()
         .map(|t| {
+            watch.check()?;
             let mut v = Vector::empty(out.ty, TASK_ROWS);
             for i in t * TASK_ROWS..((t + 1) * TASK_ROWS).min(p.n) {
                 query(i, &mut v)?;
@@ -338,6 +411,7 @@ fn per_frame(
     frame: &FrameData,
     parts: &Parts,
     out: &mut Vector,
+    meter: &mut Meter<'_>,
 ) -> Result<()> {
     let mut idx: Vec<u32> = Vec::new();
     let mut ids: Vec<u32> = Vec::new();
@@ -348,7 +422,8 @@ fn per_frame(
                  ids: &mut Vec<u32>,
                  first: &mut Vec<u32>,
                  rows_group: &mut Vec<u32>,
-                 out: &mut Vector|
+                 out: &mut Vector,
+                 meter: &mut Meter<'_>|
      -> Result<()> {
         if rows_group.is_empty() {
             return Ok(());
@@ -362,8 +437,14 @@ fn per_frame(
             filter: all.filter.as_ref().map(|f| f.gather(idx)),
             order: all.order.iter().map(|o| o.gather(idx)).collect(),
         };
+        let gathered: u64 = (inputs.args.iter())
+            .chain(&inputs.filter)
+            .chain(&inputs.order)
+            .map(vector_bytes)
+            .sum();
+        let _held = meter.budget.hold(gathered, "window function arguments")?;
         let values = aggregate(call, &inputs, &g)?;
-        out.append(&values.gather(rows_group));
+        meter.append_gathered(out, &values, rows_group)?;
         idx.clear();
         rows_group.clear();
         Ok(())
@@ -376,7 +457,7 @@ fn per_frame(
             let pieces = frame.pieces(&p, i, f);
             if prev != Some(pieces) {
                 if idx.len() >= PER_FRAME_ROWS {
-                    flush(&mut idx, &mut ids, &mut first, &mut rows_group, out)?;
+                    flush(&mut idx, &mut ids, &mut first, &mut rows_group, out, meter)?;
                 }
                 let gid = first.len() as u32;
                 first.push(idx.len() as u32);
@@ -391,5 +472,5 @@ fn per_frame(
             rows_group.push(first.len() as u32 - 1);
         }
     }
-    flush(&mut idx, &mut ids, &mut first, &mut rows_group, out)
+    flush(&mut idx, &mut ids, &mut first, &mut rows_group, out, meter)
 }

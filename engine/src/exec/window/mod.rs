@@ -137,6 +137,7 @@ impl Operator for WindowOp {
             )));
         }
         let mut results: Vec<Option<Vector>> = vec![None; self.calls.len()];
+        let mut held = Vec::new();
         for g in &self.groups {
             let first = &self.calls[g[0]];
             let mut part_vecs = Vec::new();
@@ -169,9 +170,9 @@ impl Operator for WindowOp {
             drop((part_vecs, order_vecs));
             for &i in g {
                 let v = self.compute(&self.calls[i], &input, &sorted, ctx)?;
-                let held = ctx.budget.hold(vector_bytes(&v), "window results")?;
+                // Charged until the batch is handed on.
+                held.push(ctx.budget.hold(vector_bytes(&v), "window results")?);
                 results[i] = Some(scatter(v, &sorted.perm));
-                drop(held);
                 ctx.watch.check()?;
             }
         }
@@ -327,12 +328,13 @@ impl WindowOp {
         if start + 1 < bounds.len() {
             tasks.push(start..bounds.len() - 1);
         }
-        let pieces: Vec<Vector> = tasks
+        let pieces: Vec<(Vector, framed::Meter)> = tasks
             .into_par_iter()
-            .map(|t| -> Result<Vector> {
+            .map(|t| -> Result<(Vector, framed::Meter)> {
                 ctx.watch.check()?;
                 let rows = bounds[t.end] - bounds[t.start];
                 let mut out = Vector::empty(call.ty, rows);
+                let mut meter = framed::Meter::new(&ctx.budget, &ctx.watch)?;
                 let parts = Parts::new(bounds, t, &sorted.peer_start);
                 match &call.func {
                     WindowFunc::Aggregate(a) => {
@@ -346,20 +348,24 @@ impl WindowOp {
                             frame,
                             &parts,
                             &mut out,
+                            &mut meter,
                         )?;
                     }
                     f => {
                         for p in parts.iter() {
                             funcs::partition_values(f, &args, frame.as_ref(), &p, &mut out)?;
+                            meter.update(&out)?;
                         }
                     }
                 }
-                Ok(out)
+                Ok((out, meter))
             })
             .collect::<Result<_>>()?;
+        // Each piece stays charged until it is copied into the result.
         let mut out = Vector::empty(call.ty, n);
-        for p in &pieces {
-            out.append(p);
+        for (piece, meter) in pieces {
+            out.append(&piece);
+            drop((piece, meter));
         }
         Ok(out)
     }

@@ -163,7 +163,7 @@ pub(crate) fn decimal_arith(op: ArithOp, l: &TExpr, r: &TExpr) -> Result<Option<
 /// The type a DECIMAL meets another DECIMAL or an integer in (DuckDB's
 /// rule): as many integer digits as the wider, as many decimal places as
 /// the finer. `None` when neither is a DECIMAL, or the other is not exact,
-/// or the result would need more than 38 digits (then DOUBLE).
+/// or the result would need more than 38 digits.
 fn decimal_common(x: LType, y: LType) -> Option<LType> {
     if !matches!(x, LType::Decimal(..)) && !matches!(y, LType::Decimal(..)) {
         return None;
@@ -199,8 +199,8 @@ fn decimal_capped(x: LType, y: LType) -> Option<LType> {
 
 /// The type the values of CASE branches, COALESCE-like arguments and set
 /// operation columns are combined into: [`common_type`], except that
-/// DECIMALs needing more than 38 digits together stay DECIMAL(38)
-/// ([`decimal_capped`]) where a comparison goes through DOUBLE.
+/// DECIMALs needing more than 38 digits together keep the integer digits
+/// ([`decimal_capped`]) where a comparison keeps the decimal places.
 pub(crate) fn combined_type(a: &TExpr, b: &TExpr) -> Result<LType> {
     match decimal_capped(a.ty, b.ty) {
         Some(t) => Ok(t),
@@ -249,6 +249,15 @@ pub(crate) fn common_type(a: &TExpr, b: &TExpr) -> Result<LType> {
     if let Some(t) = decimal_common(x, y) {
         return Ok(t);
     }
+    // Exact numbers whose union needs more than 38 digits compare as
+    // DECIMAL(38) with the finer scale, as DuckDB compares them: exactly,
+    // and a value too wide for it is an error when cast (not a DOUBLE,
+    // which rounds -0.999999999999999999 to -1).
+    if let (LType::Decimal(..), _) | (_, LType::Decimal(..)) = (x, y) {
+        if let (Some((_, s1)), Some((_, s2))) = (decimal_shape(x), decimal_shape(y)) {
+            return Ok(LType::Decimal(38, s1.max(s2)));
+        }
+    }
     if x.is_numeric() && y.is_numeric() {
         // A float meets anything else as itself (FLOAT stays FLOAT with a
         // DECIMAL or an integer, as in DuckDB); everything else as DOUBLE.
@@ -265,12 +274,26 @@ pub(crate) fn common_type(a: &TExpr, b: &TExpr) -> Result<LType> {
     }
 }
 
-/// The type two columns meet in for a set operation or a VALUES column
-/// (DuckDB's rules: no literal is special): integers widen, DECIMALs meet
-/// exact numbers as DECIMAL, a FLOAT stays FLOAT unless a DOUBLE is
-/// involved, BOOLEAN meets a number as the number, DATE meets TIMESTAMP as
-/// TIMESTAMP, and anything meets a VARCHAR as VARCHAR.
+/// The type two columns meet in for a set operation: as in a VALUES
+/// column ([`values_type`]), and where those rules find none, a DATE or
+/// TIMESTAMP meets a number or BOOLEAN as the DATE or TIMESTAMP, as
+/// DuckDB forces it: NULLs pass the cast, any other value fails it when
+/// the query runs.
 pub(crate) fn set_op_type(x: LType, y: LType) -> Result<LType> {
+    let temporal = |t: LType| matches!(t, LType::Date | LType::Timestamp);
+    let number = |t: LType| t.is_numeric() || t == LType::Bool;
+    match (x, y) {
+        (t, n) | (n, t) if temporal(t) && number(n) => Ok(t),
+        _ => values_type(x, y),
+    }
+}
+
+/// The type two values meet in for a VALUES column (DuckDB's rules: no
+/// literal is special): integers widen, DECIMALs meet exact numbers as
+/// DECIMAL, a FLOAT stays FLOAT unless a DOUBLE is involved, BOOLEAN meets
+/// a number as the number, DATE meets TIMESTAMP as TIMESTAMP, and anything
+/// meets a VARCHAR as VARCHAR.
+pub(crate) fn values_type(x: LType, y: LType) -> Result<LType> {
     if x == y || y == LType::Null {
         return Ok(x);
     }

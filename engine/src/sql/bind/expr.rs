@@ -821,6 +821,16 @@ impl<'a> ExprBinder<'a> {
                 _ => invalid(format!("cannot apply {op:?} to {} and {}", l.ty, r.ty)),
             };
         }
+        // DuckDB types an untyped NULL added to, subtracted from,
+        // multiplied with or taken modulo a DECIMAL as an untyped NULL.
+        let decimal = |t: LType| matches!(t, LType::Decimal(..));
+        if matches!(
+            op,
+            ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Mod
+        ) && ((l.ty == LType::Null && decimal(r.ty)) || (r.ty == LType::Null && decimal(l.ty)))
+        {
+            return Ok(TExpr::lit(Value::Null, LType::Null));
+        }
         if let Some(e) = decimal_arith(op, &l, &r)? {
             return e.with(l, r);
         }

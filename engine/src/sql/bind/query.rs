@@ -4,7 +4,7 @@
 
 use sqlparser::ast::{self as sql, Expr as SqlExpr};
 
-use super::coerce::{cast_to, set_op_type};
+use super::coerce::{cast_to, set_op_type, values_type};
 use super::expr::ExprBinder;
 use super::literal::fold;
 use super::scope::Scope;
@@ -274,7 +274,7 @@ impl Binder<'_> {
         let mut types = vec![LType::Null; width];
         for row in &rows {
             for (t, e) in types.iter_mut().zip(row) {
-                *t = set_op_type(*t, e.ty)?;
+                *t = values_type(*t, e.ty)?;
             }
         }
         let mut cast_rows = Vec::with_capacity(rows.len());
