@@ -104,7 +104,7 @@ impl FloatSum {
 pub fn exact_avg(sum: i128, count: u64, scale: f64) -> f64 {
     let d = count as f64 * scale;
     const EXACT: f64 = (1u64 << 53) as f64;
-    if sum.unsigned_abs() < 1 << 53 || d >= EXACT || d < 1.0 {
+    if sum.unsigned_abs() < 1 << 53 || !(1.0..EXACT).contains(&d) {
         return sum as f64 / d;
     }
     let di = d as i128;
