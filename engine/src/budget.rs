@@ -101,25 +101,26 @@ pub fn vector_bytes(v: &Vector) -> u64 {
 
 /// Approximate heap bytes of a vector's values from position `from` on.
 pub fn vector_bytes_from(v: &Vector, from: usize) -> u64 {
-    let n = v.len().saturating_sub(from) as u64;
-    let data = match &v.data {
-        Data::Bool(_) => n,
-        Data::I64(_) | Data::U64(_) | Data::F64(_) => 8 * n,
-        Data::I128(_) => 16 * n,
-        Data::Str(s) => s.iter().skip(from).map(|x| x.len() as u64 + 24).sum(),
-    };
-    data + v.nulls.as_ref().map_or(0, |_| n)
+    let n = v.len().saturating_sub(from);
+    bytes_of(v, n, |s| s.iter().skip(from).map(|x| x.len() as u64).sum())
 }
 
 /// Approximate heap bytes of `v`'s values at `idx` (as [`Vector::gather`]
 /// would copy them).
 pub fn gathered_bytes(v: &Vector, idx: &[u32]) -> u64 {
-    let n = idx.len() as u64;
+    bytes_of(v, idx.len(), |s| {
+        idx.iter().map(|&i| s[i as usize].len() as u64).sum()
+    })
+}
+
+/// Bytes of `n` of `v`'s values, strings' own bytes from `str_bytes`.
+fn bytes_of(v: &Vector, n: usize, str_bytes: impl FnOnce(&[Vec<u8>]) -> u64) -> u64 {
+    let n = n as u64;
     let data = match &v.data {
         Data::Bool(_) => n,
         Data::I64(_) | Data::U64(_) | Data::F64(_) => 8 * n,
         Data::I128(_) => 16 * n,
-        Data::Str(s) => idx.iter().map(|&i| s[i as usize].len() as u64 + 24).sum(),
+        Data::Str(s) => str_bytes(s) + 24 * n,
     };
     data + v.nulls.as_ref().map_or(0, |_| n)
 }
