@@ -485,6 +485,9 @@ pub struct Leniency {
     pub float: f64,
     /// Strings match when they differ only in how numbers are written (`0` / `-0.0`).
     pub number_text: bool,
+    /// Exact numbers match when they agree to double precision (an engine that
+    /// computes a DECIMAL through DOUBLE loses the digits past the 16th).
+    pub decimal_as_double: bool,
 }
 
 impl Leniency {
@@ -492,16 +495,25 @@ impl Leniency {
     pub const STRICT: Leniency = Leniency {
         float: FLOAT_TOLERANCE,
         number_text: false,
+        decimal_as_double: false,
     };
     /// Floats agree to single precision.
     pub const SINGLE: Leniency = Leniency {
         float: 1e-6,
         number_text: false,
+        decimal_as_double: false,
     };
     /// Numbers in strings compared as numbers.
     pub const NUMBER_TEXT: Leniency = Leniency {
         float: FLOAT_TOLERANCE,
         number_text: true,
+        decimal_as_double: false,
+    };
+    /// Exact numbers compared at double precision.
+    pub const DECIMAL_AS_DOUBLE: Leniency = Leniency {
+        float: FLOAT_TOLERANCE,
+        number_text: false,
+        decimal_as_double: true,
     };
 }
 
@@ -516,6 +528,10 @@ pub fn with_leniency<T>(l: Leniency, f: impl FnOnce() -> T) -> T {
     LENIENCY.with(|c| c.set(before));
     out
 }
+
+/// Relative difference of two exact numbers that agree to double precision
+/// ([`Leniency::decimal_as_double`]): a few units in the 16th digit.
+const DOUBLE_DIGITS: f64 = 1e-15;
 
 /// Largest magnitude an exact `0.0` matches: what cancellation leaves of a
 /// sum of products that is zero in exact arithmetic (`regr_sxy(y, 5.5)` is
@@ -661,10 +677,18 @@ pub fn cells_match(s: &Cell, d: &Cell) -> bool {
             s.approx().is_some_and(|x| floats_match(x, *f))
         }
         (Cell::Int(_) | Cell::Dec(..), Cell::Int(_) | Cell::Dec(..)) => {
-            match (s.exact(), d.exact()) {
+            let exact = match (s.exact(), d.exact()) {
                 (Some(a), Some(b)) => exact_eq(a, b),
                 _ => false,
-            }
+            };
+            exact
+                || (LENIENCY.with(|c| c.get().decimal_as_double)
+                    && match (s.approx(), d.approx()) {
+                        (Some(a), Some(b)) => {
+                            a == b || (a - b).abs() <= DOUBLE_DIGITS * a.abs().max(b.abs())
+                        }
+                        _ => false,
+                    })
         }
         (Cell::Date(a), Cell::Date(b)) => a == b,
         (Cell::Ts(a), Cell::Ts(b)) => a == b,
