@@ -210,6 +210,8 @@ impl Binder<'_> {
             // Group keys over the FROM scope.
             let mut keys: Vec<TExpr> = Vec::new();
             let mut key_pos: Vec<usize> = Vec::new();
+            // For each key, the index of the source it was first bound from.
+            let mut first_source: Vec<usize> = Vec::new();
             let key_sources: Vec<KeySource> = if group_all {
                 items
                     .iter()
@@ -260,8 +262,25 @@ impl Binder<'_> {
                     }
                 };
                 match keys.iter().position(|x| *x == k) {
-                    Some(i) => key_pos.push(i),
+                    Some(i) => {
+                        // DuckDB tells grouping-set keys apart by how they
+                        // are written; strata by their bound value, where
+                        // `CASE WHEN TRUE THEN a END` is `a`. A set leaving
+                        // out one of two such keys would differ.
+                        if sets.is_some() {
+                            let first = &key_sources[first_source[i]];
+                            if first.sql() != src.sql() {
+                                return unsupported(format!(
+                                    "grouping sets over two different expressions of the same value ({} and {})",
+                                    first.text(),
+                                    src.text(),
+                                ));
+                            }
+                        }
+                        key_pos.push(i);
+                    }
                     None => {
+                        first_source.push(key_pos.len());
                         key_pos.push(keys.len());
                         keys.push(k);
                     }
@@ -540,6 +559,38 @@ enum KeySource<'a> {
     Item(&'a Item),
     /// An expression written in GROUP BY.
     Sql(&'a SqlExpr),
+}
+
+impl KeySource<'_> {
+    /// The key as written, `None` for a plain column reference (two
+    /// references to one column are one key however they are written).
+    fn sql(&self) -> Option<&SqlExpr> {
+        fn written(e: &SqlExpr) -> Option<&SqlExpr> {
+            match e {
+                SqlExpr::Identifier(_) | SqlExpr::CompoundIdentifier(_) => None,
+                SqlExpr::Nested(inner) => written(inner),
+                e => Some(e),
+            }
+        }
+        match self {
+            KeySource::Item(i) => match &i.expr {
+                ItemExpr::Column(_) => None,
+                ItemExpr::Sql(e) => written(e),
+            },
+            KeySource::Sql(e) => written(e),
+        }
+    }
+
+    /// The key as written, for messages.
+    fn text(&self) -> String {
+        match self {
+            KeySource::Item(i) => match &i.expr {
+                ItemExpr::Column(_) => i.name.clone(),
+                ItemExpr::Sql(e) => e.to_string(),
+            },
+            KeySource::Sql(e) => e.to_string(),
+        }
+    }
 }
 
 fn ident_of(e: &SqlExpr) -> Option<String> {
