@@ -24,11 +24,18 @@ pub const SPARSE_MAX: usize = WORDS - 1;
 const DENSE: u64 = u64::MAX;
 
 /// The 64-bit hash of a value's key (see [`crate::value::Vector::key`]).
+/// The high half is mixed before it meets the low half: folding the two
+/// halves with a plain XOR made keys collide (a HUGEINT's `-k` and `k - 1`
+/// differ only by a constant in both halves).
 #[inline]
 pub fn hash(key: u128) -> u64 {
-    let x = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
-    // MurmurHash3's 64-bit finaliser.
-    let mut h = x ^ 0x9e37_79b9_7f4a_7c15;
+    let hi = fmix((key >> 64) as u64 ^ 0x9e37_79b9_7f4a_7c15);
+    fmix(key as u64 ^ hi)
+}
+
+/// MurmurHash3's 64-bit finaliser: a bijection that mixes every bit.
+#[inline]
+fn fmix(mut h: u64) -> u64 {
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^= h >> 33;
@@ -201,6 +208,15 @@ mod tests {
             insert(&mut w, hash(u128::from(i)));
         }
         w
+    }
+
+    #[test]
+    fn wide_keys_differing_by_a_constant_in_both_halves_do_not_collide() {
+        // HUGEINT keys of -k and k - 1 (sign bit flipped): lo and hi both
+        // differ by the same all-ones pattern.
+        let key = |v: i128| (v as u128) ^ (1u128 << 127);
+        let mut hashes: Vec<u64> = (-64i128..64).map(|v| hash(key(v))).collect();
+        assert_eq!(count_of(&mut hashes), 128);
     }
 
     #[test]
