@@ -139,20 +139,24 @@ fn match_into(wanted: &[Vec<Cell>], pool: &[Vec<Cell>]) -> Result<(), String> {
         }
     }
     let free: Vec<usize> = (0..pool.len()).filter(|&k| !used[k]).collect();
-    let mut taken = vec![false; free.len()];
+    let mut taken = Untaken::new(free.len());
     const WINDOW: usize = 24;
     for &wi in &left {
         let w = &wanted[wi];
         let at = free.partition_point(|&k| cmp_rows(&pool[k], w) == Ordering::Less);
-        let near = at.saturating_sub(WINDOW)..(at + WINDOW).min(free.len());
-        let mut hit = near
-            .clone()
-            .find(|&f| !taken[f] && rows_match(w, &pool[free[f]]));
+        // The nearest untaken rows on either side of `at` (rows taken by
+        // earlier matches are skipped: a long run of rows that all differ
+        // by float noise is matched one by one).
+        let fits = |f: usize| rows_match(w, &pool[free[f]]);
+        let mut hit = taken.below(at).take(WINDOW).find(|&f| fits(f));
+        if hit.is_none() {
+            hit = taken.from(at).take(WINDOW).find(|&f| fits(f));
+        }
         if hit.is_none() && free.len() <= 3000 {
-            hit = (0..free.len()).find(|&f| !taken[f] && rows_match(w, &pool[free[f]]));
+            hit = taken.from(0).find(|&f| fits(f));
         }
         match hit {
-            Some(f) => taken[f] = true,
+            Some(f) => taken.take(f),
             None => {
                 let text = w.iter().map(Cell::text).collect::<Vec<_>>().join(", ");
                 return Err(format!("row [{text}]"));
@@ -160,6 +164,75 @@ fn match_into(wanted: &[Vec<Cell>], pool: &[Vec<Cell>]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Which of `n` positions are still untaken, with skip links (path-halving
+/// union-find) to the nearest untaken position on either side.
+struct Untaken {
+    /// `down[k + 1]`: one plus a position at or below `k` that may be untaken
+    /// (0: none).
+    down: Vec<usize>,
+    /// `up[k]`: a position at or above `k` that may be untaken (`n`: none).
+    up: Vec<usize>,
+}
+
+impl Untaken {
+    fn new(n: usize) -> Untaken {
+        Untaken {
+            down: (0..=n).collect(),
+            up: (0..=n).collect(),
+        }
+    }
+
+    /// One plus the nearest untaken position at or below `k1 - 1` (0: none).
+    fn find_down(&mut self, mut k1: usize) -> usize {
+        while self.down[k1] != k1 {
+            let next = self.down[self.down[k1]];
+            self.down[k1] = next;
+            k1 = next;
+        }
+        k1
+    }
+
+    /// The nearest untaken position at or above `k` (`n`: none).
+    fn find_up(&mut self, mut k: usize) -> usize {
+        while self.up[k] != k {
+            let next = self.up[self.up[k]];
+            self.up[k] = next;
+            k = next;
+        }
+        k
+    }
+
+    /// Untaken positions below `at`, nearest first.
+    fn below(&mut self, at: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut k1 = at;
+        std::iter::from_fn(move || {
+            k1 = self.find_down(k1);
+            (k1 > 0).then(|| {
+                k1 -= 1;
+                k1
+            })
+        })
+    }
+
+    /// Untaken positions at or above `at`, nearest first.
+    fn from(&mut self, at: usize) -> impl Iterator<Item = usize> + '_ {
+        let n = self.up.len() - 1;
+        let mut k = at;
+        std::iter::from_fn(move || {
+            k = self.find_up(k);
+            (k < n).then(|| {
+                k += 1;
+                k - 1
+            })
+        })
+    }
+
+    fn take(&mut self, f: usize) {
+        self.down[f + 1] = f;
+        self.up[f] = f + 1;
+    }
 }
 
 fn sorted(rows: &[Vec<Cell>]) -> Vec<Vec<Cell>> {
@@ -301,6 +374,31 @@ mod tests {
             limit,
             offset: 0,
         }
+    }
+
+    #[test]
+    fn a_long_run_of_rows_differing_by_float_noise_matches_one_by_one() {
+        // 5000 copies of one value, the other engine's all a little larger.
+        let wanted: Vec<Vec<Cell>> = (0..5000).map(|_| vec![Cell::Float(5.19e22)]).collect();
+        let pool: Vec<Vec<Cell>> = (0..5000)
+            .map(|_| vec![Cell::Float(5.19e22 * (1.0 + 1e-14))])
+            .collect();
+        assert_eq!(match_into(&wanted, &sorted(&pool)), Ok(()));
+        // One row too many has no partner.
+        let mut more = wanted.clone();
+        more.push(vec![Cell::Float(5.19e22)]);
+        assert!(match_into(&more, &sorted(&pool)).is_err());
+    }
+
+    #[test]
+    fn untaken_positions_skip_taken_ones() {
+        let mut u = Untaken::new(6);
+        for f in [1, 2, 4] {
+            u.take(f);
+        }
+        assert_eq!(u.below(5).collect::<Vec<_>>(), vec![3, 0]);
+        assert_eq!(u.from(1).collect::<Vec<_>>(), vec![3, 5]);
+        assert_eq!(u.from(6).count(), 0);
     }
 
     #[test]
