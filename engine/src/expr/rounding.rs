@@ -45,6 +45,11 @@ impl Rounding {
             (_, LType::Float | LType::Double) => (x, x),
             (Rounding::Round(_) | Rounding::Trunc(_), t) if t.is_integer() => (t, t),
             (_, t) if t.is_integer() => (LType::Double, LType::Double),
+            // Rounding an integral DECIMAL to tens or more may carry into
+            // one more digit (999 to 1000): DuckDB widens the type by one.
+            (Rounding::Round(n), LType::Decimal(p, 0)) if n < 0 => {
+                (x, LType::Decimal((p + 1).min(38), 0))
+            }
             (Rounding::Round(n) | Rounding::Trunc(n), LType::Decimal(p, s)) => {
                 if n >= i32::from(s) {
                     (x, x)
@@ -272,6 +277,14 @@ mod tests {
         assert_eq!(
             Rounding::Ceil.types(Decimal(3, 1)),
             Some((Decimal(3, 1), Decimal(3, 0)))
+        );
+        assert_eq!(
+            Rounding::Round(-1).types(Decimal(9, 0)),
+            Some((Decimal(9, 0), Decimal(10, 0)))
+        );
+        assert_eq!(
+            Rounding::Round(-1).types(Decimal(9, 2)),
+            Some((Decimal(9, 2), Decimal(9, 0)))
         );
         assert_eq!(Rounding::Round(0).types(Varchar), None);
     }
