@@ -144,7 +144,15 @@ fn round_f64(x: f64, mode: Rounding) -> f64 {
         Rounding::Round(0) => x.round(),
         Rounding::Round(n) if n > 0 => {
             let m = 10f64.powi(n);
-            let r = (x * m).round() / m;
+            let y = x * m;
+            // `x * m` is rounded: near a half it may land on the wrong side
+            // of it (2.675 is 2.67499.. but 2.675 * 100 is 267.5), so the
+            // double's exact value decides there, as in DuckDB.
+            let r = if near_half(y) {
+                round_exact(x, n)
+            } else {
+                y.round() / m
+            };
             if r.is_finite() {
                 r
             } else {
@@ -161,6 +169,37 @@ fn round_f64(x: f64, mode: Rounding) -> f64 {
             }
         }
     }
+}
+
+/// Whether `y` (a product rounded to a double) may lie on either side of
+/// the half between two integers.
+fn near_half(y: f64) -> bool {
+    let f = (y - y.trunc()).abs();
+    (f - 0.5).abs() <= 4.0 * f64::EPSILON * y.abs().max(1.0)
+}
+
+/// `x` rounded half away from zero at `n > 0` decimal places by its exact
+/// binary value (the nearest double to that decimal).
+fn round_exact(x: f64, n: i32) -> f64 {
+    // Rust prints a double's exact expansion when asked for enough digits
+    // (1074 is the most a double has after the point).
+    let text = format!("{:.1074}", x.abs());
+    let Some((int, frac)) = text.split_once('.') else {
+        return x;
+    };
+    let n = n as usize;
+    if frac.len() <= n {
+        return x;
+    }
+    let digits = format!("{int}{}", &frac[..n]);
+    let Ok(mut k) = digits.parse::<u128>() else {
+        return x;
+    };
+    if frac.as_bytes()[n] >= b'5' {
+        k += 1;
+    }
+    let r: f64 = format!("{k}e-{n}").parse().unwrap_or(x.abs());
+    r.copysign(x)
 }
 
 /// Evaluates `mode` over `x` (already of the argument type of
@@ -242,6 +281,14 @@ mod tests {
         assert_eq!(r(2.5, 0), 3.0);
         assert_eq!(r(-2.5, 0), -3.0);
         assert_eq!(r(0.285, 2), 0.28);
+        // By the double's exact value, halves away from zero.
+        assert_eq!(r(2.675, 2), 2.67);
+        assert_eq!(r(-2.675, 2), -2.67);
+        assert_eq!(r(0.125, 2), 0.13);
+        assert_eq!(r(-0.125, 2), -0.13);
+        assert_eq!(r(4262.68, 12), 4262.68);
+        assert_eq!(r(0.1 + 0.2, 16), 0.3);
+        assert_eq!(r(1.005, 2), 1.0);
         assert_eq!(r(15.0, -1), 20.0);
         assert_eq!(r(1e300, 10), 1e300);
         assert_eq!(round_f64(-2.5, Rounding::Floor), -3.0);
