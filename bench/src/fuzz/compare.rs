@@ -97,6 +97,21 @@ pub enum Verdict {
     Mismatch(String),
 }
 
+/// Whether a LIMIT answer agrees with `expected` row by row in its ORDER BY
+/// key columns: the rows may then differ only by which of tied rows were
+/// kept, which only the answer without LIMIT can settle.
+pub fn keys_agree(shape: &Shape, strata: &[Vec<Cell>], expected: &[Vec<Cell>]) -> bool {
+    let Some(keys) = shape.keys.as_ref().filter(|k| !k.is_empty()) else {
+        return false;
+    };
+    shape.ordered
+        && strata.len() == expected.len()
+        && strata.iter().zip(expected).all(|(a, b)| {
+            keys.iter()
+                .all(|&k| matches!((a.get(k), b.get(k)), (Some(x), Some(y)) if cells_match(x, y)))
+        })
+}
+
 fn row_text(r: &[Cell]) -> String {
     r.iter().map(Cell::text).collect::<Vec<_>>().join(", ")
 }
@@ -388,6 +403,15 @@ mod tests {
         let mut more = wanted.clone();
         more.push(vec![Cell::Float(5.19e22)]);
         assert!(match_into(&more, &sorted(&pool)).is_err());
+    }
+
+    #[test]
+    fn limit_answers_agree_in_their_order_by_keys() {
+        let s = shape(true, Some(vec![0]), Some(2));
+        let duck = rows(&[&[7, 1], &[7, 2]]);
+        assert!(keys_agree(&s, &rows(&[&[7, 5], &[7, 1]]), &duck));
+        assert!(!keys_agree(&s, &rows(&[&[7, 5], &[6, 1]]), &duck));
+        assert!(!keys_agree(&shape(false, Some(vec![]), Some(2)), &duck, &duck));
     }
 
     #[test]
