@@ -411,7 +411,11 @@ mod tests {
         let duck = rows(&[&[7, 1], &[7, 2]]);
         assert!(keys_agree(&s, &rows(&[&[7, 5], &[7, 1]]), &duck));
         assert!(!keys_agree(&s, &rows(&[&[7, 5], &[6, 1]]), &duck));
-        assert!(!keys_agree(&shape(false, Some(vec![]), Some(2)), &duck, &duck));
+        assert!(!keys_agree(
+            &shape(false, Some(vec![]), Some(2)),
+            &duck,
+            &duck
+        ));
     }
 
     #[test]

@@ -137,7 +137,9 @@ impl Binder<'_> {
             }
         };
         let (group_exprs, sets) = grouping_sets::expand(group_exprs)?;
+        // `GROUP BY GROUPING SETS (())` has no key but groups: one row per set.
         let is_agg = !group_exprs.is_empty()
+            || sets.is_some()
             || group_all
             || sel.having.is_some()
             || items.iter().filter_map(sql_of).any(|e| contains_agg(&e))
