@@ -827,6 +827,15 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, table: &[Column]) -> 
     } else {
         None
     };
+    // Whether strata's answer passes under a more lenient comparison.
+    let passes = |l: cell::Leniency| {
+        cell::with_leniency(l, || {
+            !matches!(
+                compare(&shape, &strata_rows, &rows, full.as_deref()),
+                Verdict::Mismatch(_)
+            )
+        })
+    };
     Ok(
         match compare(&shape, &strata_rows, &rows, full.as_deref()) {
             Verdict::Match => Outcome::Match,
@@ -840,13 +849,7 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, table: &[Column]) -> 
             // DuckDB interpolates a DECIMAL quantile through DOUBLE (its answer
             // can even lie outside the DECIMAL's range); strata's is exact.
             Verdict::Mismatch(_)
-                if interpolates_quantile(&sql)
-                    && cell::with_leniency(cell::Leniency::DECIMAL_AS_DOUBLE, || {
-                        !matches!(
-                            compare(&shape, &strata_rows, &rows, full.as_deref()),
-                            Verdict::Mismatch(_)
-                        )
-                    }) =>
+                if interpolates_quantile(&sql) && passes(cell::Leniency::DECIMAL_AS_DOUBLE) =>
             {
                 Outcome::DuckDbInexact("DECIMAL quantile interpolated through DOUBLE")
             }
@@ -868,14 +871,6 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, table: &[Column]) -> 
                 let mut pattern = type_families(&strata_names, &types);
                 if pattern.is_empty() {
                     // What the difference is, when it is only one of precision or notation.
-                    let passes = |l: cell::Leniency| {
-                        cell::with_leniency(l, || {
-                            !matches!(
-                                compare(&shape, &strata_rows, &rows, full.as_deref()),
-                                Verdict::Mismatch(_)
-                            )
-                        })
-                    };
                     if passes(cell::Leniency::SINGLE) {
                         pattern = "floats agree to single precision only".into();
                     } else if passes(cell::Leniency::NUMBER_TEXT) {
@@ -922,22 +917,9 @@ fn reordered_matches(
     strata: &[Vec<cell::Cell>],
 ) -> Result<bool> {
     for order in recheck_orders(table) {
-        let DuckAnswer::Rows { rows, .. } = duck.query(&with_rows_ordered(&q.sql(), &order))?
-        else {
-            continue;
-        };
-        let full = if shape.limited() {
-            match duck.query(&with_rows_ordered(&q.sql_without_limit(), &order))? {
-                DuckAnswer::Rows { rows, .. } => Some(rows),
-                _ => None,
-            }
-        } else {
-            None
-        };
-        if !matches!(
-            compare(shape, strata, &rows, full.as_deref()),
-            Verdict::Mismatch(_)
-        ) {
+        if rewritten_matches(duck, q, shape, strata, |sql| {
+            with_rows_ordered(&sql, &order)
+        })? {
             return Ok(true);
         }
     }
@@ -953,16 +935,26 @@ fn exact_count_matches(
     strata: &[Vec<cell::Cell>],
 ) -> Result<bool> {
     const APPROX: &str = "approx_count_distinct(";
-    let exact = |sql: String| sql.replace(APPROX, "count(DISTINCT ");
-    let sql = q.sql();
-    if !sql.contains(APPROX) {
-        return Ok(false);
-    }
-    let DuckAnswer::Rows { rows, .. } = duck.query(&exact(sql))? else {
+    Ok(q.sql().contains(APPROX)
+        && rewritten_matches(duck, q, shape, strata, |sql| {
+            sql.replace(APPROX, "count(DISTINCT ")
+        })?)
+}
+
+/// Whether DuckDB gives strata's answer to `q` rewritten by `rewrite`
+/// (the answer without LIMIT rewritten too, where there is a LIMIT).
+fn rewritten_matches(
+    duck: &mut Duck,
+    q: &Query,
+    shape: &Shape,
+    strata: &[Vec<cell::Cell>],
+    rewrite: impl Fn(String) -> String,
+) -> Result<bool> {
+    let DuckAnswer::Rows { rows, .. } = duck.query(&rewrite(q.sql()))? else {
         return Ok(false);
     };
     let full = if shape.limited() {
-        match duck.query(&exact(q.sql_without_limit()))? {
+        match duck.query(&rewrite(q.sql_without_limit()))? {
             DuckAnswer::Rows { rows, .. } => Some(rows),
             _ => None,
         }
