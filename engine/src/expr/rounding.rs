@@ -172,10 +172,13 @@ fn round_f64(x: f64, mode: Rounding) -> f64 {
 }
 
 /// Whether `y` (a product rounded to a double) may lie on either side of
-/// the half between two integers.
+/// the half between two integers. From 2^52 on a double has no fraction
+/// finer than a half, so no product there is near one by rounding.
 fn near_half(y: f64) -> bool {
-    let f = (y - y.trunc()).abs();
-    (f - 0.5).abs() <= 4.0 * f64::EPSILON * y.abs().max(1.0)
+    const NO_FRACTION: f64 = (1u64 << 52) as f64;
+    let a = y.abs();
+    let f = a - a.trunc();
+    a < NO_FRACTION && (f - 0.5).abs() <= 4.0 * f64::EPSILON * a.max(1.0)
 }
 
 /// `x` rounded half away from zero at `n > 0` decimal places by its exact

@@ -212,8 +212,8 @@ impl Binder<'_> {
             // Group keys over the FROM scope.
             let mut keys: Vec<TExpr> = Vec::new();
             let mut key_pos: Vec<usize> = Vec::new();
-            // For each key, the index of the source it was first bound from.
-            let mut first_source: Vec<usize> = Vec::new();
+            // For each key, the source it was first bound from.
+            let mut key_src: Vec<&KeySource> = Vec::new();
             let key_sources: Vec<KeySource> = if group_all {
                 items
                     .iter()
@@ -270,7 +270,7 @@ impl Binder<'_> {
                         // `CASE WHEN TRUE THEN a END` is `a`. A set leaving
                         // out one of two such keys would differ.
                         if sets.is_some() {
-                            let first = &key_sources[first_source[i]];
+                            let first = key_src[i];
                             if first.sql() != src.sql() {
                                 return unsupported(format!(
                                     "grouping sets over two different expressions of the same value ({} and {})",
@@ -282,7 +282,7 @@ impl Binder<'_> {
                         key_pos.push(i);
                     }
                     None => {
-                        first_source.push(key_pos.len());
+                        key_src.push(src);
                         key_pos.push(keys.len());
                         keys.push(k);
                     }
