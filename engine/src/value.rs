@@ -697,6 +697,22 @@ pub fn format_timestamp(micros: i64) -> String {
     out
 }
 
+/// The double nearest a scaled decimal `v / 10^scale`, as DuckDB casts a
+/// DECIMAL to DOUBLE. Below 2^53 with at most 22 places both the integer
+/// and the power of ten are exact doubles, so one IEEE division rounds once.
+/// Past that, dividing would round twice (0.9999999999999999, 16 places,
+/// would become 1.0), so the digits are parsed, which rounds correctly.
+pub fn decimal_to_f64(v: i128, scale: u8) -> f64 {
+    const EXACT: u128 = 1 << 53;
+    if scale == 0 {
+        return v as f64;
+    }
+    if v.unsigned_abs() <= EXACT && scale <= 22 {
+        return v as f64 / 10f64.powi(i32::from(scale));
+    }
+    format!("{v}e-{scale}").parse().unwrap_or(f64::NAN)
+}
+
 /// Formats a scaled decimal.
 pub fn format_decimal(v: i128, scale: u8) -> String {
     if scale == 0 {
@@ -815,6 +831,18 @@ pub fn format_decimal_text(v: i128, width: u8, scale: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimals_convert_to_the_nearest_double() {
+        assert_eq!(
+            decimal_to_f64(-9_999_999_999_999_999, 16),
+            -0.9999999999999999
+        );
+        assert_eq!(decimal_to_f64(12_345, 2), 123.45);
+        assert_eq!(decimal_to_f64(-7, 0), -7.0);
+        assert_eq!(decimal_to_f64(i128::MAX, 38), 1.7014118346046923);
+        assert_eq!(decimal_to_f64(1, 38), 1e-38);
+    }
 
     #[test]
     fn floats_print_as_duckdb_casts_them() {

@@ -23,7 +23,7 @@
 
 use crate::error::{invalid, unsupported, Result};
 use crate::expr::TExpr;
-use crate::value::{LType, Value};
+use crate::value::{decimal_to_f64, LType, Value};
 
 /// Aggregate functions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -173,11 +173,14 @@ impl Quantile {
             }
             (Value::Int(i), LType::Decimal(_, s)) => {
                 let scaling = 10i128.pow(u32::from(s));
-                (*i as f64 / scaling as f64, Some((i128::from(*i), scaling)))
+                (
+                    decimal_to_f64(i128::from(*i), s),
+                    Some((i128::from(*i), scaling)),
+                )
             }
             (Value::Huge(i), LType::Decimal(_, s)) => {
                 let scaling = 10i128.pow(u32::from(s));
-                (*i as f64 / scaling as f64, Some((*i, scaling)))
+                (decimal_to_f64(*i, s), Some((*i, scaling)))
             }
             (Value::Int(i), _) => (*i as f64, Some((i128::from(*i), 1))),
             (Value::UInt(i), _) => (*i as f64, Some((i128::from(*i), 1))),

@@ -20,8 +20,8 @@ use std::borrow::Cow;
 
 use crate::error::{EngineError, Result};
 use crate::value::{
-    format_date, format_decimal_text, format_float_text, format_timestamp, parse_date,
-    parse_timestamp, Data, LType, Phys, Value, Vector, MICROS_PER_DAY, MICROS_PER_SEC,
+    decimal_to_f64, format_date, format_decimal_text, format_float_text, format_timestamp,
+    parse_date, parse_timestamp, Data, LType, Phys, Value, Vector, MICROS_PER_DAY, MICROS_PER_SEC,
 };
 
 /// Arithmetic operators.
@@ -1312,12 +1312,11 @@ fn cast_exact_numbers(v: &Vector, to: LType) -> Option<Result<Vector>> {
             Data::I64(out)
         }
         LType::Double | LType::Float => {
-            let div = 10f64.powi(fs as i32);
             let single = to == LType::Float;
             Data::F64(
                 (0..n)
                     .map(|i| {
-                        let f = value(i) as f64 / div;
+                        let f = decimal_to_f64(value(i), fs as u8);
                         if single {
                             f64::from(f as f32)
                         } else {
@@ -1343,7 +1342,7 @@ fn cast_exact_numbers(v: &Vector, to: LType) -> Option<Result<Vector>> {
                 };
                 match scaled {
                     Some(y) if y.unsigned_abs() < limit => wide.push(y),
-                    Some(_) => return Some(Err(range_err(&(x as f64 / 10f64.powi(fs as i32))))),
+                    Some(_) => return Some(Err(range_err(&decimal_to_f64(x, fs as u8)))),
                     None => return Some(Err(range_err(&x))),
                 }
             }
@@ -1503,9 +1502,9 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
     // Numbers: go through an exact i128 (scaled) or f64.
     let as_f64 = match v {
         Value::Bool(b) => f64::from(u8::from(*b)),
-        Value::Int(x) => *x as f64 / 10f64.powi(scale_of(from) as i32),
+        Value::Int(x) => decimal_to_f64(i128::from(*x), scale_of(from) as u8),
         Value::UInt(x) => *x as f64,
-        Value::Huge(x) => *x as f64 / 10f64.powi(scale_of(from) as i32),
+        Value::Huge(x) => decimal_to_f64(*x, scale_of(from) as u8),
         Value::Float(f) => *f,
         _ => 0.0,
     };

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::error::{invalid, EngineError, Result};
 use crate::expr::text;
-use crate::value::{Data, LType, Value, Vector};
+use crate::value::{decimal_to_f64, Data, LType, Value, Vector};
 
 /// Strings per parallel task of a regular expression over many strings.
 const REGEX_PART: usize = 1024;
@@ -464,8 +464,8 @@ fn trim(s: &[u8], chars: Option<&[u8]>, left: bool, right: bool) -> Vec<u8> {
 fn fmt_arg(ty: LType, v: &Value) -> crate::expr::fmt::Arg {
     use crate::expr::fmt::Arg;
     match (ty, v) {
-        (LType::Decimal(_, s), Value::Int(x)) => Arg::Float(*x as f64 / 10f64.powi(i32::from(s))),
-        (LType::Decimal(_, s), Value::Huge(x)) => Arg::Float(*x as f64 / 10f64.powi(i32::from(s))),
+        (LType::Decimal(_, s), Value::Int(x)) => Arg::Float(decimal_to_f64(i128::from(*x), s)),
+        (LType::Decimal(_, s), Value::Huge(x)) => Arg::Float(decimal_to_f64(*x, s)),
         (t, Value::Int(x)) if t.is_integer() => Arg::Int(i128::from(*x)),
         (_, Value::UInt(x)) => Arg::Int(i128::from(*x)),
         (LType::HugeInt, Value::Huge(x)) => Arg::Int(*x),
