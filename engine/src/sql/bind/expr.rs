@@ -274,6 +274,11 @@ impl<'a> ExprBinder<'a> {
                 cast_to(TExpr::lit(Value::Str(s.into_bytes()), LType::Varchar), to)
             }
             SqlExpr::UnaryOp { op, expr } => {
+                if *op == sql::UnaryOperator::Minus {
+                    if let Some(lit) = negative_int_literal(expr) {
+                        return Ok(lit);
+                    }
+                }
                 let x = self.expr(expr)?;
                 match op {
                     sql::UnaryOperator::Plus => Ok(x),
@@ -903,4 +908,31 @@ fn is_literal_syntax(e: &SqlExpr) -> bool {
         } => matches!(&**expr, SqlExpr::Value(_)),
         _ => false,
     }
+}
+
+/// `-<digits>` typed as DuckDB's parser types it: the sign joins the
+/// number's text, so a number past INTEGER's range gives the narrowest of
+/// BIGINT and HUGEINT that holds the negative value (`-9223372036854775808`
+/// is a BIGINT, though `9223372036854775808` is a HUGEINT), and one within
+/// it stays an INTEGER. `None` for anything else, which negates as usual.
+fn negative_int_literal(expr: &SqlExpr) -> Option<TExpr> {
+    let mut e = expr;
+    while let SqlExpr::Nested(inner) = e {
+        e = inner;
+    }
+    let SqlExpr::Value(v) = e else { return None };
+    let sql::Value::Number(n, _) = &v.value else {
+        return None;
+    };
+    if !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let neg: i128 = format!("-{n}").parse().ok()?;
+    if neg.checked_neg().is_some_and(|p| i32::try_from(p).is_ok()) {
+        return Some(TExpr::lit(Value::Int(neg as i64), LType::Int32));
+    }
+    Some(match i64::try_from(neg) {
+        Ok(v) => TExpr::lit(Value::Int(v), LType::Int64),
+        Err(_) => TExpr::lit(Value::Huge(neg), LType::HugeInt),
+    })
 }
