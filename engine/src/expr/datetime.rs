@@ -451,10 +451,15 @@ pub fn eval(f: &TimeFn, args: &[&Vector], ty: LType, len: usize) -> Result<Vecto
             }
             (TimeFn::Age, [a, b]) => Value::Huge(interval::pack(age(ints(a)?[i], ints(b)?[i]))),
             (TimeFn::TsDiff, [a, b]) => {
-                let d = ints(a)?[i]
-                    .checked_sub(ints(b)?[i])
-                    .ok_or_else(|| ov("timestamp difference"))?;
-                Value::Huge(interval::pack(Interval::new(0, (d / DAY) as i32, d % DAY)))
+                // In i128: two TIMESTAMPs can lie further apart than i64
+                // microseconds reach, but never more than i32 days.
+                let d = i128::from(ints(a)?[i]) - i128::from(ints(b)?[i]);
+                let day = i128::from(DAY);
+                Value::Huge(interval::pack(Interval::new(
+                    0,
+                    (d / day) as i32,
+                    (d % day) as i64,
+                )))
             }
             (TimeFn::Strptime(items, text, try_), [s]) => {
                 let Data::Str(d) = &s.data else {

@@ -254,8 +254,10 @@ fn strftime(items: &[FmtItem], days: i64, rem_us: i64) -> Vec<u8> {
             FmtItem::Text(t) => s.push_str(t),
             FmtItem::Spec(c) => {
                 let _ = match c {
+                    // DuckDB pads only years from 0 on: -22 is "-22".
+                    'Y' if y < 0 => write!(s, "{y}"),
                     'Y' => write!(s, "{y:04}"),
-                    'y' => write!(s, "{:02}", y.rem_euclid(100)),
+                    'y' => write!(s, "{:02}", y.abs() % 100),
                     'm' => write!(s, "{m:02}"),
                     'd' => write!(s, "{d:02}"),
                     'H' => write!(s, "{:02}", rem / 3600),
@@ -273,7 +275,10 @@ fn strftime(items: &[FmtItem], days: i64, rem_us: i64) -> Vec<u8> {
                     'B' => write!(s, "{}", MONTHS[m as usize - 1]),
                     'w' => write!(s, "{dow}"),
                     'u' => write!(s, "{}", if dow == 0 { 7 } else { dow }),
-                    'G' => write!(s, "{}", iso_week(days).0),
+                    'G' => match iso_week(days).0 {
+                        g if g < 0 => write!(s, "{g}"),
+                        g => write!(s, "{g:04}"),
+                    },
                     'V' => write!(s, "{:02}", iso_week(days).1),
                     _ => Ok(()),
                 };
