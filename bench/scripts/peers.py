@@ -41,7 +41,8 @@ Two commands, each writing one JSON document to --out (stdout stays free for the
         {"op": "export", "table", "schema", "path"} -> {"columns": [[name, type]], "error"}
       "schema" is the default schema for the request (default main); "rows" hold one cell per
       column: null or [tag, text] with tag int, float, decimal, bool, str, date, timestamp,
-      time, blob or other (text exact: floats as the shortest repr that round-trips).
+      time, blob or other (text exact: floats as the shortest repr that round-trips), or
+      ["list", [cell, ...]] for a LIST.
       "export" writes the table as CSV with a header line (COPY ... TO).
 
   check
@@ -572,6 +573,8 @@ def typed_cell(v):
         return ["time", v.isoformat()]
     if isinstance(v, (bytes, bytearray, memoryview)):
         return ["blob", bytes(v).hex()]
+    if isinstance(v, list):
+        return ["list", [typed_cell(x) for x in v]]
     return ["other", json.dumps(v, default=str, ensure_ascii=False)]
 
 

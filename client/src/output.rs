@@ -78,7 +78,7 @@ fn truncate(s: &str) -> String {
 fn raw_bytes(ty: LType, v: &Value) -> Vec<u8> {
     match v {
         Value::Null => Vec::new(),
-        Value::Str(s) => s.clone(),
+        Value::Str(s) if !matches!(ty, LType::List(_)) => s.clone(),
         other => format_value(ty, other).into_bytes(),
     }
 }
@@ -155,6 +155,19 @@ fn json_string(s: &str, out: &mut String) {
 }
 
 fn json_value(ty: LType, v: &Value, out: &mut String) {
+    if let (LType::List(elem), Value::Str(bytes)) = (ty, v) {
+        if let Some(items) = strata_engine::list::decode(*elem, bytes) {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_value(*elem, item, out);
+            }
+            out.push(']');
+            return;
+        }
+    }
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),

@@ -33,6 +33,7 @@ pub mod expr;
 pub mod inspect;
 pub mod interrupt;
 pub mod interval;
+pub mod list;
 pub mod open_tables;
 pub mod plan;
 pub mod result;

@@ -46,6 +46,9 @@ pub enum LType {
     Varchar,
     /// INTERVAL: months, days and microseconds (see [`crate::interval`]).
     Interval,
+    /// A LIST of the element type (`INTEGER[]`), held as encoded bytes
+    /// (see [`crate::list`]); make one with [`crate::list::list_of`].
+    List(&'static LType),
 }
 
 /// How values of a type are held in a [`Vector`].
@@ -106,7 +109,7 @@ impl LType {
             LType::Decimal(..) | LType::HugeInt | LType::Interval => Phys::I128,
             LType::UInt64 => Phys::U64,
             LType::Float | LType::Double => Phys::F64,
-            LType::Varchar => Phys::Str,
+            LType::Varchar | LType::List(_) => Phys::Str,
         }
     }
 
@@ -168,6 +171,7 @@ impl LType {
             LType::Decimal(p, s) => format!("DECIMAL({p},{s})"),
             LType::Varchar => "VARCHAR".into(),
             LType::Interval => "INTERVAL".into(),
+            LType::List(e) => format!("{}[]", e.name()),
         }
     }
 
@@ -735,6 +739,7 @@ pub fn format_value(ty: LType, v: &Value) -> String {
         (LType::Decimal(_, s), Value::Int(x)) => format_decimal(i128::from(*x), s),
         (LType::Decimal(_, s), Value::Huge(x)) => format_decimal(*x, s),
         (LType::Interval, Value::Huge(x)) => crate::interval::format(crate::interval::unpack(*x)),
+        (LType::List(e), Value::Str(b)) => crate::list::format(*e, b),
         (_, Value::Bool(b)) => b.to_string(),
         (_, Value::Int(x)) => x.to_string(),
         (_, Value::UInt(x)) => x.to_string(),

@@ -123,6 +123,8 @@ fn cell<'py>(
         (ColumnValues::UInt64(v), _) => v[i].into_pyobject(py)?.into_any(),
         (ColumnValues::Int128(v), _) => v[i].into_pyobject(py)?.into_any(),
         (ColumnValues::Float64(v), _) => PyFloat::new(py, v[i]).into_any(),
+        (ColumnValues::Bytes(v), DataType::List(elem)) => list_to_py(py, ctors, *elem, &v[i])?
+            .unwrap_or_else(|| PyString::new(py, &col.format(i)).into_any()),
         (ColumnValues::Bytes(v), _) => match std::str::from_utf8(&v[i]) {
             Ok(s) => PyString::new(py, s).into_any(),
             Err(_) => PyBytes::new(py, &v[i]).into_any(),
@@ -131,6 +133,49 @@ fn cell<'py>(
         #[allow(unreachable_patterns)]
         _ => PyString::new(py, &col.format(i)).into_any(),
     })
+}
+
+/// An encoded LIST of `elem`s as a Python `list` (`None` if it does not
+/// decode), its elements mapped as columns of their type are.
+fn list_to_py<'py>(
+    py: Python<'py>,
+    ctors: &Ctors<'py>,
+    elem: DataType,
+    bytes: &[u8],
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let Some(items) = strata::engine::list::decode(elem, bytes) else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for v in &items {
+        let text = || strata::engine::value::format_value(elem, v);
+        let obj = match (v, elem) {
+            (Value::Null, _) => py.None().into_bound(py),
+            (Value::Str(b), DataType::List(inner)) => {
+                list_to_py(py, ctors, *inner, b)?.unwrap_or_else(|| py.None().into_bound(py))
+            }
+            (_, DataType::Decimal(..)) => ctors.decimal.call1((text(),))?,
+            (Value::Int(d), DataType::Date) => {
+                let (y, m, day) = civil_from_days(*d);
+                ctors
+                    .date
+                    .call1((y, m, day))
+                    .unwrap_or_else(|_| PyString::new(py, &text()).into_any())
+            }
+            (_, DataType::Timestamp | DataType::Interval) => PyString::new(py, &text()).into_any(),
+            (Value::Bool(b), _) => PyBool::new(py, *b).to_owned().into_any(),
+            (Value::Int(x), _) => x.into_pyobject(py)?.into_any(),
+            (Value::UInt(x), _) => x.into_pyobject(py)?.into_any(),
+            (Value::Huge(x), _) => x.into_pyobject(py)?.into_any(),
+            (Value::Float(f), _) => PyFloat::new(py, *f).into_any(),
+            (Value::Str(b), _) => match std::str::from_utf8(b) {
+                Ok(s) => PyString::new(py, s).into_any(),
+                Err(_) => PyBytes::new(py, b).into_any(),
+            },
+        };
+        out.push(obj);
+    }
+    Ok(Some(pyo3::types::PyList::new(py, out)?.into_any()))
 }
 
 /// Rows `start..end` of `result` as a list of tuples.

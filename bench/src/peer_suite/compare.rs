@@ -74,6 +74,8 @@ pub enum Cell {
     /// Text of a kind: `str`, `date`, `timestamp`, or another DuckDB type (`time`, `blob`,
     /// `other` for lists, structs, intervals).
     Text(&'static str, String),
+    /// A LIST, element by element.
+    List(Vec<Cell>),
 }
 
 /// Rows of cells.
@@ -93,6 +95,9 @@ fn tag(t: &str) -> &'static str {
 /// A cell of a `peers.py serve` reply: `null` or `[tag, text]`.
 pub fn duck_cell(v: &Json) -> Cell {
     let pair = v.items();
+    if let (Some("list"), Some(items)) = (pair.first().and_then(Json::str), pair.get(1)) {
+        return Cell::List(items.items().iter().map(duck_cell).collect());
+    }
     let (Some(t), Some(text)) = (
         pair.first().and_then(Json::str),
         pair.get(1).and_then(Json::str),
@@ -129,6 +134,10 @@ fn date_text(days: i64) -> String {
 pub fn strata_cell(ty: DataType, v: &Value) -> Cell {
     match (ty, v) {
         (_, Value::Null) => Cell::Null,
+        (DataType::List(elem), Value::Str(b)) => match strata::engine::list::decode(*elem, b) {
+            Some(items) => Cell::List(items.iter().map(|x| strata_cell(*elem, x)).collect()),
+            None => Cell::Text("other", "<invalid list>".into()),
+        },
         (_, Value::Bool(b)) => Cell::Bool(*b),
         (DataType::Date, Value::Int(d)) => Cell::Text("date", date_text(*d)),
         (DataType::Timestamp, Value::Int(us)) => {
@@ -189,6 +198,9 @@ pub fn cell_eq(a: &Cell, b: &Cell, tol: f64) -> bool {
         },
         (Cell::Bool(x), Cell::Bool(y)) => x == y,
         (Cell::Text(t, x), Cell::Text(u, y)) => t == u && x == y,
+        (Cell::List(x), Cell::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| cell_eq(p, q, tol))
+        }
         _ => false,
     }
 }
@@ -218,9 +230,11 @@ fn cell_cmp(a: &Cell, b: &Cell) -> Ordering {
             Cell::Exact(_) | Cell::Float(_) => 1,
             Cell::Bool(_) => 2,
             Cell::Text(..) => 3,
+            Cell::List(_) => 4,
         }
     }
     match (a, b) {
+        (Cell::List(x), Cell::List(y)) => row_cmp(x, y).then(x.len().cmp(&y.len())),
         (Cell::Text(t, x), Cell::Text(u, y)) => t.cmp(u).then_with(|| x.cmp(y)),
         (Cell::Bool(x), Cell::Bool(y)) => x.cmp(y),
         _ => match (numeric(a), numeric(b)) {
@@ -289,6 +303,7 @@ fn show(row: &[Cell]) -> String {
     let cells: Vec<String> = row
         .iter()
         .map(|c| match c {
+            Cell::List(items) => show(items),
             Cell::Null => "NULL".into(),
             Cell::Exact(e) => {
                 let s = e.mantissa.abs().to_string();

@@ -14,6 +14,7 @@ use crate::agg::holistic::{entropy, quantile, Runs};
 use crate::agg::moments::{Bivariate, Kahan, Moments, Welford};
 use crate::error::{internal, EngineError, Result};
 use crate::expr::order::cmp_values;
+use crate::list::ListBuilder;
 use crate::value::{Data, LType, Value, Vector};
 
 /// Rows in the order they reach their groups.
@@ -197,6 +198,16 @@ pub fn fold(call: &AggCall, args: &[&Vector], feed: &Feed, n: usize) -> Result<V
             floats(ty, s.into_iter())
         }
         StringAgg => string_agg(call, x, feed, n),
+        ArrayAgg => {
+            let s = states(call, args, feed, n, |b: &mut Option<ListBuilder>, r| {
+                b.get_or_insert_with(ListBuilder::new).push(&x.get(r))
+            });
+            vector(
+                ty,
+                s.into_iter()
+                    .map(|b| b.map_or(Value::Null, |b| Value::Str(b.finish()))),
+            )
+        }
         ArgMax | ArgMin => {
             let Some(by) = args.get(1).copied() else {
                 return internal("arg_max() without its second argument");

@@ -93,6 +93,8 @@ pub enum AggFunc {
     RegrSxy,
     /// `string_agg(x [, sep])`, `listagg`, `group_concat`
     StringAgg,
+    /// `array_agg(x)`, `list`: the values (NULLs included) as a LIST.
+    ArrayAgg,
     /// `arg_max(x, by)`, `max_by`: `x` of the row with the largest `by`
     /// (rows where either is NULL are skipped).
     ArgMax,
@@ -262,6 +264,7 @@ impl AggFunc {
             "regr_syy" => RegrSyy,
             "regr_sxy" => RegrSxy,
             "string_agg" | "listagg" | "group_concat" => StringAgg,
+            "array_agg" | "list" => ArrayAgg,
             "arg_max" | "max_by" | "argmax" => ArgMax,
             "arg_min" | "min_by" | "argmin" => ArgMin,
             "any_value" => AnyValue,
@@ -321,6 +324,7 @@ impl AggFunc {
             RegrSyy => "regr_syy",
             RegrSxy => "regr_sxy",
             StringAgg => "string_agg",
+            ArrayAgg => "array_agg",
             ArgMax => "arg_max",
             ArgMin => "arg_min",
             AnyValue => "any_value",
@@ -347,7 +351,7 @@ impl AggFunc {
         use AggFunc::*;
         matches!(
             self,
-            StringAgg | ArgMax | ArgMin | AnyValue | First | Last | Mode
+            StringAgg | ArrayAgg | ArgMax | ArgMin | AnyValue | First | Last | Mode
         )
     }
 
@@ -363,7 +367,10 @@ impl AggFunc {
 
     /// Whether rows whose arguments are NULL are skipped.
     pub fn skips_nulls(self) -> bool {
-        !matches!(self, AggFunc::First | AggFunc::Last | AggFunc::CountStar)
+        !matches!(
+            self,
+            AggFunc::First | AggFunc::Last | AggFunc::CountStar | AggFunc::ArrayAgg
+        )
     }
 
     /// The value over no rows (DuckDB's): 0 for the counts and entropy,
@@ -447,6 +454,12 @@ impl AggFunc {
             }
         }
         let first = args.first().map_or(LType::Null, |a| a.ty);
+        let takes_lists = matches!(self, Count | CountStar | ArrayAgg | First | Last | AnyValue);
+        if let Some(l) = args.iter().find(|a| matches!(a.ty, LType::List(_))) {
+            if !takes_lists || args.len() > 1 {
+                return unsupported(format!("{name}() of a {}", l.ty));
+            }
+        }
         let ty = match self {
             CountStar | Count | ApproxCountDistinct | Grouping => LType::Int64,
             Sum => match first {
@@ -489,6 +502,10 @@ impl AggFunc {
                 }
                 LType::Varchar
             }
+            ArrayAgg => match first {
+                LType::Null => crate::list::list_of(LType::Int32),
+                t => crate::list::list_of(t),
+            },
             BoolAnd | BoolOr => LType::Bool,
             CountIf => LType::HugeInt,
         };

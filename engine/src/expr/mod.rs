@@ -1420,6 +1420,16 @@ pub fn cast_value(v: &Value, from: LType, to: LType) -> Result<Value> {
     let range_err = |x: &dyn std::fmt::Display| {
         EngineError::Runtime(format!("Conversion Error: {x} is out of range for {to}"))
     };
+    // Lists print as text; no other cast reaches or leaves them.
+    if let (LType::List(e), LType::Varchar, Value::Str(b)) = (from, to, v) {
+        return Ok(Value::Str(crate::list::format(*e, b).into_bytes()));
+    }
+    if matches!(from, LType::List(_)) || matches!(to, LType::List(_)) {
+        if from == to {
+            return Ok(v.clone());
+        }
+        return Err(EngineError::Unsupported(format!("casting {from} to {to}")));
+    }
     // Strings first: parse or format.
     if let Value::Str(s) = v {
         let s = String::from_utf8_lossy(s);

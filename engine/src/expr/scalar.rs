@@ -61,6 +61,10 @@ pub enum Func {
     Distinct(bool),
     /// `hash(...)`: a UBIGINT of the values (not DuckDB's hash values).
     Hash,
+    /// `array_length(list)`, `len`: the number of elements (BIGINT).
+    ListLength,
+    /// `array_sort(list)`, `list_sort`: the elements ascending, NULLs last.
+    ListSort,
 }
 
 /// A piece of a `strftime` format.
@@ -97,6 +101,8 @@ impl Func {
             Func::Distinct(false) => "is_distinct_from",
             Func::Distinct(true) => "is_not_distinct_from",
             Func::Hash => "hash",
+            Func::ListLength => "array_length",
+            Func::ListSort => "array_sort",
         }
     }
 }
@@ -530,6 +536,32 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
                     _ => false,
                 };
                 out.push(&Value::Bool(same == *not));
+            }
+        }
+        Func::ListLength | Func::ListSort => {
+            let [a] = args else {
+                return Err(EngineError::Internal(
+                    "a list function needs one argument".into(),
+                ));
+            };
+            let (LType::List(elem), Data::Str(d)) = (a.ty, &a.data) else {
+                return Err(EngineError::Internal(
+                    "a list function of a non-list".into(),
+                ));
+            };
+            let bad = || EngineError::Internal("a malformed list value".into());
+            for (i, bytes) in d.iter().enumerate().take(len) {
+                if a.is_null(i) {
+                    out.push(&Value::Null);
+                } else if *f == Func::ListLength {
+                    out.push(&Value::Int(i64::from(
+                        crate::list::len(bytes).ok_or_else(bad)?,
+                    )));
+                } else {
+                    let mut v = crate::list::decode(*elem, bytes).ok_or_else(bad)?;
+                    v.sort_by(|x, y| crate::list::cmp_elems(*elem, x, y));
+                    out.push(&Value::Str(crate::list::encode(&v)));
+                }
             }
         }
         Func::Hash => {

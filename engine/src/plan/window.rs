@@ -39,7 +39,7 @@ pub enum WindowFunc {
     /// `nth_value(x, n)`: `x` at the frame's `n`-th row.
     NthValue,
     /// An aggregate over the frame's rows.
-    Aggregate(AggCall),
+    Aggregate(Box<AggCall>),
 }
 
 impl WindowFunc {

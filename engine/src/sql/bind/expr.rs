@@ -883,6 +883,9 @@ impl<'a> ExprBinder<'a> {
             return Ok(TExpr::lit(Value::Null, LType::Bool));
         }
         let ty = common_type(&l, &r)?;
+        if let LType::List(_) = ty {
+            return unsupported(format!("comparing {ty} values"));
+        }
         let (l, r) = (cast_to(l, ty)?, cast_to(r, ty)?);
         Ok(TExpr {
             kind: ExprKind::Cmp(op, Box::new(l), Box::new(r)),

@@ -78,6 +78,10 @@ impl ExprBinder<'_> {
                 None => return invalid(format!("{name}(*) is not a function")),
             }
         }
+        let any_type = matches!(name.as_str(), "typeof" | "coalesce" | "ifnull");
+        if !any_type && bound.iter().any(|a| matches!(a.ty, LType::List(_))) {
+            return list_call(&name, bound);
+        }
         match (name.as_str(), bound.as_mut_slice()) {
             ("date_trunc" | "datetrunc", [p, x]) => {
                 let Some(Value::Str(p)) = p.as_lit() else {
@@ -261,6 +265,24 @@ fn int_like(ty: LType) -> bool {
 
 /// A date function call of type `ty` whose arguments are cast to the types
 /// paired with them.
+/// A scalar function of a LIST (the few strata implements).
+fn list_call(name: &str, args: Vec<TExpr>) -> Result<TExpr> {
+    let (f, ty) = match (name, args.as_slice()) {
+        ("array_length" | "len" | "length" | "list_length" | "cardinality", [_]) => {
+            (Func::ListLength, LType::Int64)
+        }
+        ("array_sort" | "list_sort", [l]) => (Func::ListSort, l.ty),
+        _ => {
+            let types: Vec<String> = args.iter().map(|a| a.ty.name()).collect();
+            return unsupported(format!("function {name}({}) on a LIST", types.join(", ")));
+        }
+    };
+    Ok(TExpr {
+        kind: ExprKind::Func(Box::new(f), args),
+        ty,
+    })
+}
+
 fn date_call(f: Func, args: Vec<(TExpr, LType)>, ty: LType) -> Result<TExpr> {
     let mut out = Vec::with_capacity(args.len());
     for (a, t) in args {

@@ -80,6 +80,9 @@ pub(crate) fn order_key(expr: TExpr, o: &sql::OrderByExpr) -> Result<OrderKey> {
     if o.with_fill.is_some() {
         return unsupported("ORDER BY ... WITH FILL");
     }
+    if let LType::List(_) = expr.ty {
+        return unsupported(format!("ORDER BY a {}", expr.ty));
+    }
     let (desc, nulls_first) = order_options(&o.options)?;
     Ok(OrderKey {
         expr,

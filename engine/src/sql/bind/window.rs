@@ -293,7 +293,7 @@ impl ExprBinder<'_> {
                         filter: f.filter.as_deref(),
                         order: &arg_order,
                     };
-                    WindowFunc::Aggregate(self.window_aggregate(name, a, &args, clauses)?)
+                    WindowFunc::Aggregate(Box::new(self.window_aggregate(name, a, &args, clauses)?))
                 }
                 None => return unsupported(format!("window function {name}()")),
             },
