@@ -76,6 +76,8 @@ def same(a, b):
     """Values equal, floats to 1e-9 relative."""
     if isinstance(a, float) and isinstance(b, float):
         return a == b or (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     return a == b and type(a) is type(b)
 
 

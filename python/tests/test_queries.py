@@ -17,6 +17,9 @@ QUERIES = [
     "SELECT id, price FROM t WHERE price IS NULL ORDER BY id LIMIT 3",
     "SELECT id FROM t WHERE id < 0",
     "SELECT NULL AS nothing, 1 AS one",
+    # LISTs come out as Python lists, their elements as columns of their type.
+    "SELECT tiny, array_agg(id ORDER BY id) FROM t WHERE id < 50 GROUP BY tiny ORDER BY tiny",
+    "SELECT array_agg(name ORDER BY id), list(day ORDER BY id), list(price ORDER BY id) FROM t WHERE id < 20",
 ]
 
 
