@@ -65,6 +65,20 @@ pub enum Func {
     ListLength,
     /// `array_sort(list)`, `list_sort`: the elements ascending, NULLs last.
     ListSort,
+    /// `[a, b, ...]`, `list_value(...)`: the arguments (cast to the element
+    /// type) as a list.
+    ListValue,
+    /// `list[i]`, `list_extract(list, i)`: the `i`-th element from 1
+    /// (negative: from the end); NULL out of range.
+    ListExtract,
+    /// `list_contains(list, x)`: whether a non-NULL element equals `x`,
+    /// both compared as the given type.
+    ListContains(LType),
+    /// `string_split(s, sep)`: the pieces between separators (an empty
+    /// separator splits into characters).
+    StrSplit,
+    /// `regexp_split_to_array(s, pattern)`: the pieces between matches.
+    RegexpSplit(crate::expr::strfn::Re),
 }
 
 /// A piece of a `strftime` format.
@@ -103,6 +117,11 @@ impl Func {
             Func::Hash => "hash",
             Func::ListLength => "array_length",
             Func::ListSort => "array_sort",
+            Func::ListValue => "list_value",
+            Func::ListExtract => "list_extract",
+            Func::ListContains(_) => "list_contains",
+            Func::StrSplit => "string_split",
+            Func::RegexpSplit(_) => "regexp_split_to_array",
         }
     }
 }
@@ -564,6 +583,85 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
                 }
             }
         }
+        Func::ListValue => {
+            for i in 0..len {
+                let mut b = crate::list::ListBuilder::new();
+                for a in args {
+                    b.push(&a.get(i));
+                }
+                out.push(&Value::Str(b.finish()));
+            }
+        }
+        Func::ListExtract | Func::ListContains(_) => {
+            let [l, x] = args else {
+                return Err(EngineError::Internal(format!(
+                    "{} needs two arguments",
+                    f.name()
+                )));
+            };
+            let LType::List(elem) = l.ty else {
+                return Err(EngineError::Internal(format!("{} of a non-list", f.name())));
+            };
+            let bad = || EngineError::Internal("a malformed list value".into());
+            for i in 0..len {
+                let (Value::Str(bytes), false) = (l.get(i), x.is_null(i)) else {
+                    out.push(&Value::Null);
+                    continue;
+                };
+                let items = crate::list::decode(*elem, &bytes).ok_or_else(bad)?;
+                let v = match (f, x.get(i)) {
+                    (Func::ListContains(t), want) => {
+                        let mut found = false;
+                        for item in items.iter().filter(|v| !matches!(v, Value::Null)) {
+                            let item = crate::expr::cast_value(item, *elem, *t)?;
+                            if crate::list::cmp_elems(*t, &item, &want).is_eq() {
+                                found = true;
+                                break;
+                            }
+                        }
+                        Value::Bool(found)
+                    }
+                    (_, Value::Int(k)) => {
+                        let n = items.len() as i64;
+                        let at = if k > 0 { k - 1 } else { n + k };
+                        match (k != 0 && (0..n).contains(&at), usize::try_from(at)) {
+                            (true, Ok(at)) => items[at].clone(),
+                            _ => Value::Null,
+                        }
+                    }
+                    _ => Value::Null,
+                };
+                out.push(&v);
+            }
+        }
+        Func::StrSplit | Func::RegexpSplit(_) => {
+            let (s, sep) = match args {
+                [s, sep] => (*s, Some(*sep)),
+                [s] => (*s, None),
+                _ => {
+                    return Err(EngineError::Internal(format!(
+                        "{}: wrong arguments",
+                        f.name()
+                    )));
+                }
+            };
+            for i in 0..len {
+                let Value::Str(text) = s.get(i) else {
+                    out.push(&Value::Null);
+                    continue;
+                };
+                let pieces: Vec<Value> = match (f, sep.map_or(Value::Null, |v| v.get(i))) {
+                    (Func::RegexpSplit(re), _) => re
+                        .split(&text)
+                        .into_iter()
+                        .map(|p| Value::Str(p.to_vec()))
+                        .collect(),
+                    (_, Value::Str(sep)) => split_text(&text, &sep),
+                    _ => vec![Value::Str(text)],
+                };
+                out.push(&Value::Str(crate::list::encode(&pieces)));
+            }
+        }
         Func::Hash => {
             for i in 0..len {
                 let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -601,6 +699,25 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
         }
     }
     Ok(out)
+}
+
+/// `string_split`: the pieces of `text` between occurrences of `sep`, or
+/// its characters when `sep` is empty.
+fn split_text(text: &[u8], sep: &[u8]) -> Vec<Value> {
+    if sep.is_empty() {
+        return String::from_utf8_lossy(text)
+            .chars()
+            .map(|c| Value::Str(c.to_string().into_bytes()))
+            .collect();
+    }
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.windows(sep.len()).position(|w| w == sep) {
+        out.push(Value::Str(rest[..at].to_vec()));
+        rest = &rest[at + sep.len()..];
+    }
+    out.push(Value::Str(rest.to_vec()));
+    out
 }
 
 #[cfg(test)]

@@ -52,6 +52,24 @@ impl Re {
     }
 }
 
+impl Re {
+    /// The pieces of `text` between matches, as RE2 splits for DuckDB:
+    /// an empty match splits between characters, but not at either end.
+    pub fn split<'a>(&self, text: &'a [u8]) -> Vec<&'a [u8]> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for m in self.re.find_iter(text) {
+            if m.is_empty() && (m.start() == 0 || m.start() == text.len()) {
+                continue;
+            }
+            out.push(&text[start..m.start()]);
+            start = m.end();
+        }
+        out.push(&text[start..]);
+        out
+    }
+}
+
 /// The options of DuckDB's regular expression functions.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReOptions {

@@ -264,6 +264,22 @@ impl<'a> ExprBinder<'a> {
                 _ => unsupported(format!("qualified name {e}")),
             },
             SqlExpr::Nested(x) => self.expr(x),
+            SqlExpr::Array(a) => {
+                let elems = a
+                    .elem
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Result<Vec<_>>>()?;
+                super::function::list_value(elems)
+            }
+            SqlExpr::CompoundFieldAccess { root, access_chain } => match access_chain.as_slice() {
+                [sql::AccessExpr::Subscript(sql::Subscript::Index { index })] => {
+                    let l = self.expr(root)?;
+                    let i = self.expr(index)?;
+                    super::function::list_extract(l, i)
+                }
+                _ => unsupported(format!("expression {e}")),
+            },
             SqlExpr::Value(v) => literal(&v.value),
             SqlExpr::TypedString(ts) => {
                 let to = sql_type(&ts.data_type)?;

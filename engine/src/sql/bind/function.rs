@@ -14,8 +14,9 @@ use crate::agg::func::AggFunc;
 use crate::error::{invalid, unsupported, Result};
 use crate::expr::rounding::Rounding;
 use crate::expr::scalar::Func;
-use crate::expr::strfn::StrFn;
+use crate::expr::strfn::{Re, StrFn};
 use crate::expr::{DatePart, ExprKind, TExpr};
+use crate::list::list_of;
 use crate::value::{LType, Value};
 
 /// A function's name, lower-cased.
@@ -77,6 +78,22 @@ impl ExprBinder<'_> {
                 Some(e) => bound.push(self.expr(e)?),
                 None => return invalid(format!("{name}(*) is not a function")),
             }
+        }
+        match (name.as_str(), bound.as_mut_slice()) {
+            ("list_value" | "list_pack", _) => return list_value(bound),
+            ("string_split" | "str_split" | "string_to_array" | "split", [s, sep]) => {
+                let args = [s, sep].map(|x| (x.clone(), LType::Varchar));
+                return date_call(Func::StrSplit, args.to_vec(), list_of(LType::Varchar));
+            }
+            ("regexp_split_to_array" | "string_split_regex" | "str_split_regex", [s, p]) => {
+                let Some(Value::Str(pattern)) = p.as_lit() else {
+                    return unsupported(format!("{name}() with a pattern that is not a constant"));
+                };
+                let re = Re::new(&String::from_utf8_lossy(pattern))?;
+                let args = vec![(s.clone(), LType::Varchar)];
+                return date_call(Func::RegexpSplit(re), args, list_of(LType::Varchar));
+            }
+            _ => {}
         }
         let any_type = matches!(name.as_str(), "typeof" | "coalesce" | "ifnull");
         if !any_type && bound.iter().any(|a| matches!(a.ty, LType::List(_))) {
@@ -272,6 +289,24 @@ fn list_call(name: &str, args: Vec<TExpr>) -> Result<TExpr> {
             (Func::ListLength, LType::Int64)
         }
         ("array_sort" | "list_sort", [l]) => (Func::ListSort, l.ty),
+        ("list_extract" | "list_element" | "array_extract", [l, i]) => {
+            return list_extract(l.clone(), i.clone());
+        }
+        (
+            "list_contains" | "array_contains" | "list_has" | "array_has",
+            [l @ TExpr {
+                ty: LType::List(elem),
+                ..
+            }, x],
+        ) => {
+            let probe = TExpr::lit(Value::Null, **elem);
+            let t = common_type(&probe, x)?;
+            let args = vec![l.clone(), cast_to(x.clone(), t)?];
+            return Ok(TExpr {
+                kind: ExprKind::Func(Box::new(Func::ListContains(t)), args),
+                ty: LType::Bool,
+            });
+        }
         _ => {
             let types: Vec<String> = args.iter().map(|a| a.ty.name()).collect();
             return unsupported(format!("function {name}({}) on a LIST", types.join(", ")));
@@ -280,6 +315,40 @@ fn list_call(name: &str, args: Vec<TExpr>) -> Result<TExpr> {
     Ok(TExpr {
         kind: ExprKind::Func(Box::new(f), args),
         ty,
+    })
+}
+
+/// `[a, b, ...]` / `list_value(a, b, ...)`: the elements meet in one type
+/// as the values of a VALUES column do (`[1, 2.5]` is a `DECIMAL(11,1)[]`).
+pub(crate) fn list_value(args: Vec<TExpr>) -> Result<TExpr> {
+    let mut elem = LType::Null;
+    for a in &args {
+        elem = super::coerce::values_type(elem, a.ty)?;
+    }
+    let args = args
+        .into_iter()
+        .map(|a| cast_to(a, elem))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(TExpr {
+        kind: ExprKind::Func(Box::new(Func::ListValue), args),
+        ty: list_of(elem),
+    })
+}
+
+/// `list[i]` / `list_extract(list, i)`: the element type, `i` a BIGINT.
+pub(crate) fn list_extract(l: TExpr, i: TExpr) -> Result<TExpr> {
+    let LType::List(elem) = l.ty else {
+        return unsupported(format!("subscripts of {}", l.ty));
+    };
+    if !(i.ty.is_integer() || i.ty == LType::Null) {
+        return invalid(format!("a list index must be an integer, not {}", i.ty));
+    }
+    Ok(TExpr {
+        kind: ExprKind::Func(
+            Box::new(Func::ListExtract),
+            vec![l, cast_to(i, LType::Int64)?],
+        ),
+        ty: *elem,
     })
 }
 
