@@ -66,8 +66,9 @@ pub enum Func {
     /// `array_sort(list)`, `list_sort`: the elements ascending, NULLs last.
     ListSort,
     /// `[a, b, ...]`, `list_value(...)`: the arguments (cast to the element
-    /// type) as a list.
-    ListValue,
+    /// type) as a list. With `true`, NULL where the first argument is NULL
+    /// (a list of quantiles, which are NULL together over no values).
+    ListValue(bool),
     /// `list[i]`, `list_extract(list, i)`: the `i`-th element from 1
     /// (negative: from the end); NULL out of range.
     ListExtract,
@@ -117,7 +118,7 @@ impl Func {
             Func::Hash => "hash",
             Func::ListLength => "array_length",
             Func::ListSort => "array_sort",
-            Func::ListValue => "list_value",
+            Func::ListValue(_) => "list_value",
             Func::ListExtract => "list_extract",
             Func::ListContains(_) => "list_contains",
             Func::StrSplit => "string_split",
@@ -583,8 +584,12 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
                 }
             }
         }
-        Func::ListValue => {
+        Func::ListValue(null_if_first_null) => {
             for i in 0..len {
+                if *null_if_first_null && args.first().is_some_and(|a| a.is_null(i)) {
+                    out.push(&Value::Null);
+                    continue;
+                }
                 let mut b = crate::list::ListBuilder::new();
                 for a in args {
                     b.push(&a.get(i));

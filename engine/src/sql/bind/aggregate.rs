@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use super::expr::ExprBinder;
 use super::function::func_name;
 use crate::agg::func::{AggCall, AggFunc};
-use crate::error::{invalid, Result};
+use crate::error::{invalid, unsupported, Result};
 use crate::expr::{ExprKind, TExpr};
 use crate::value::{LType, Value};
 
@@ -33,6 +33,9 @@ impl ExprBinder<'_> {
     ) -> Result<TExpr> {
         if self.aggs.is_none() {
             return invalid(format!("aggregate {name}() is not allowed here"));
+        }
+        if let Some((at, fractions)) = fraction_list(func, f) {
+            return self.quantile_list(name, func, f, at, fractions);
         }
         let call = self.bind_agg_call(name, func, f)?;
         let ty = call.ty;
@@ -60,6 +63,65 @@ impl ExprBinder<'_> {
             kind: ExprKind::Ref(ctx.nkeys + i),
             ty,
         })
+    }
+}
+
+impl ExprBinder<'_> {
+    /// `quantile_cont(x, [a, b, ...])` (or `_disc`, `percentile_*`): one
+    /// call per fraction, their values as a list (NULL over no values, as
+    /// each quantile is). `at` is the fraction's argument position.
+    fn quantile_list(
+        &mut self,
+        name: &str,
+        func: AggFunc,
+        f: &sql::Function,
+        at: usize,
+        fractions: &[SqlExpr],
+    ) -> Result<TExpr> {
+        if fractions.is_empty() {
+            return unsupported(format!("{name}() with an empty list of fractions"));
+        }
+        let mut signs = Vec::new();
+        let mut calls = Vec::new();
+        for q in fractions {
+            if let Some(v) = self.expr(q)?.as_lit() {
+                signs.push(
+                    matches!(v, Value::Int(x) if *x < 0)
+                        || matches!(v, Value::Huge(x) if *x < 0)
+                        || matches!(v, Value::Float(x) if x.is_sign_negative()),
+                );
+            }
+            let mut one = f.clone();
+            if let sql::FunctionArguments::List(l) = &mut one.args {
+                if let Some(arg) = l.args.get_mut(at) {
+                    *arg = sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(q.clone()));
+                }
+            }
+            calls.push(self.aggregate_call(name, func, &one)?);
+        }
+        if signs.iter().any(|&s| s) && signs.iter().any(|&s| !s) {
+            return invalid("QUANTILE parameters must have consistent signs");
+        }
+        super::function::list_of_values(calls, true)
+    }
+}
+
+/// The position and elements of a quantile call's list of fractions
+/// (`quantile_cont(x, [0.25, 0.5])`, `percentile_disc([0.1, 0.9]) WITHIN
+/// GROUP (ORDER BY x)`), if it has one.
+fn fraction_list(func: AggFunc, f: &sql::Function) -> Option<(usize, &[SqlExpr])> {
+    if !matches!(func, AggFunc::QuantileCont | AggFunc::QuantileDisc) {
+        return None;
+    }
+    let sql::FunctionArguments::List(l) = &f.args else {
+        return None;
+    };
+    let at = if f.within_group.is_empty() { 1 } else { 0 };
+    match l.args.get(at) {
+        Some(sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(SqlExpr::Array(a)))) => {
+            Some((at, &a.elem))
+        }
+        _ => None,
     }
 }
 

@@ -321,6 +321,11 @@ fn list_call(name: &str, args: Vec<TExpr>) -> Result<TExpr> {
 /// `[a, b, ...]` / `list_value(a, b, ...)`: the elements meet in one type
 /// as the values of a VALUES column do (`[1, 2.5]` is a `DECIMAL(11,1)[]`).
 pub(crate) fn list_value(args: Vec<TExpr>) -> Result<TExpr> {
+    list_of_values(args, false)
+}
+
+/// [`list_value`], NULL where the first element is (see [`Func::ListValue`]).
+pub(crate) fn list_of_values(args: Vec<TExpr>, null_if_first_null: bool) -> Result<TExpr> {
     let mut elem = LType::Null;
     for a in &args {
         elem = super::coerce::values_type(elem, a.ty)?;
@@ -330,7 +335,7 @@ pub(crate) fn list_value(args: Vec<TExpr>) -> Result<TExpr> {
         .map(|a| cast_to(a, elem))
         .collect::<Result<Vec<_>>>()?;
     Ok(TExpr {
-        kind: ExprKind::Func(Box::new(Func::ListValue), args),
+        kind: ExprKind::Func(Box::new(Func::ListValue(null_if_first_null)), args),
         ty: list_of(elem),
     })
 }
