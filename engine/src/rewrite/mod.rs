@@ -37,6 +37,7 @@ pub mod inline_cte;
 pub mod join_condition_pushdown;
 pub mod join_reorder;
 pub mod late_materialization;
+pub mod limit_below_project;
 pub mod limit_into_table;
 pub mod mark_join_to_semi;
 pub mod project_into_table;
@@ -115,6 +116,7 @@ pub static RULES: &[&dyn Rule] = &[
     &late_materialization::LateMaterialization,
     &topk_sorted_values::TopkSortedValues,
     &topk_best_first::TopkBestFirst,
+    &limit_below_project::LimitBelowProject,
 ];
 
 /// Every rule's name, `first_rows` included.
