@@ -38,7 +38,7 @@ pub enum StateKind {
     Welford,
     /// `[count, mean, M2, M3, M4]` (central moments).
     Moments,
-    /// `[count, sum, compensation]` (Kahan).
+    /// `[count, sum, compensation, infinities seen]` (Kahan).
     Kahan,
     /// `[count, product]`.
     Product,
@@ -68,8 +68,8 @@ impl StateKind {
             CountStar => 0,
             Count => 1,
             Min | Max | Product | BoolAnd | BoolOr | CountIf => 2,
-            SumFloat | SumInt | MinStr | MaxStr | Welford | Kahan | BitAnd | BitOr | BitXor
-            | Result => 3,
+            SumFloat | SumInt | MinStr | MaxStr | Welford | BitAnd | BitOr | BitXor | Result => 3,
+            Kahan => 4,
             Moments => 5,
         }
     }
@@ -287,12 +287,13 @@ pub fn set_moments(w: &mut [u64], o: usize, m: &Moments) {
     set_f(w, o + 4, m.m4);
 }
 
-/// The Kahan sum at words `o..o + 3`.
+/// The Kahan sum at words `o..o + 4`.
 pub fn kahan(w: &[u64], o: usize) -> Kahan {
     Kahan {
         count: w[o],
         sum: f(w, o + 1),
         err: f(w, o + 2),
+        infs: w[o + 3],
     }
 }
 
@@ -312,11 +313,12 @@ pub fn set_float_sum(w: &mut [u64], o: usize, s: &FloatSum) {
     w[o + 2] = s.infs;
 }
 
-/// Stores a Kahan sum at words `o..o + 3`.
+/// Stores a Kahan sum at words `o..o + 4`.
 pub fn set_kahan(w: &mut [u64], o: usize, k: &Kahan) {
     w[o] = k.count;
     set_f(w, o + 1, k.sum);
     set_f(w, o + 2, k.err);
+    w[o + 3] = k.infs;
 }
 
 /// A value as the two words of a [`StateKind::Result`].
