@@ -49,7 +49,10 @@ pub const DEFAULT_LIMIT: u64 = 10 << 30;
 const SOURCE_FILE: &str = "SOURCE";
 const USED_FILE: &str = "USED";
 const TABLE_DIR: &str = "table";
-const VERSION_LINE: &str = "strata-cache 1";
+/// Part of every entry's key: a new version stops entries built by an
+/// older one being used (2: DuckDB's names for headerless columns, quoted
+/// empty fields counted as NULLs when inferring).
+const VERSION_LINE: &str = "strata-cache 2";
 /// The mode of the cache's directories: the owner's only.
 const PRIVATE: u32 = 0o700;
 /// How often a process waiting for another's build looks again.

@@ -193,12 +193,15 @@ impl Candidates {
 }
 
 /// Infers column types from sample records. `names` comes from the header;
-/// without one the columns are named `column1`, `column2`, ... Records whose
+/// without one the columns are named `column0`, `column1`, ... Records whose
 /// field count differs from the header's (or the first record's) are
 /// skipped here; the ingest reports them.
 pub struct Inferrer {
     names: Option<Vec<String>>,
     columns: Vec<Candidates>,
+    /// The NULL marker that counts as NULL quoted too (CSV's
+    /// `allow_quoted_nulls`: `""` is NULL).
+    quoted_null: Option<Vec<u8>>,
 }
 
 impl Inferrer {
@@ -207,7 +210,18 @@ impl Inferrer {
         let columns = names
             .as_ref()
             .map_or_else(Vec::new, |n| vec![Candidates::default(); n.len()]);
-        Inferrer { names, columns }
+        Inferrer {
+            names,
+            columns,
+            quoted_null: None,
+        }
+    }
+
+    /// Counts a quoted `marker` as NULL, as the load will (so that a column
+    /// whose only empties are quoted is nullable).
+    pub fn with_quoted_null(mut self, marker: Vec<u8>) -> Inferrer {
+        self.quoted_null = Some(marker);
+        self
     }
 
     /// Looks at one record.
@@ -219,7 +233,9 @@ impl Inferrer {
             return;
         }
         for (i, c) in self.columns.iter_mut().enumerate() {
+            let quoted = fields.spans.get(i).is_some_and(|s| s.quoted);
             match fields.get(i) {
+                Some(v) if quoted && self.quoted_null.as_deref() == Some(v) => c.nulls += 1,
                 Some(v) => c.observe(v),
                 None => c.nulls += 1,
             }
@@ -248,20 +264,23 @@ impl Inferrer {
     }
 }
 
-/// Header names made usable: empty names become `columnN`, repeated names
-/// get a `_2`, `_3`, ... suffix.
+/// Header names made usable as DuckDB makes them: a missing or empty name
+/// is `column` and the column's position from 0, zero-padded to the width
+/// of the last position (`column0` .. `column9`, `column00` ..
+/// `column10`); repeated names get a `_1`, `_2`, ... suffix.
 fn unique_names(names: Option<Vec<String>>, n: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(n);
     let mut seen = std::collections::HashSet::new();
+    let width = n.saturating_sub(1).to_string().len();
     for i in 0..n {
         let base = names
             .as_ref()
             .and_then(|v| v.get(i))
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| format!("column{}", i + 1));
+            .unwrap_or_else(|| format!("column{i:0width$}"));
         let mut name = base.clone();
-        let mut k = 2;
+        let mut k = 1;
         while !seen.insert(name.clone()) {
             name = format!("{base}_{k}");
             k += 1;
@@ -324,11 +343,16 @@ mod tests {
     #[test]
     fn names_without_header_and_duplicates() {
         let s = infer(None, &["1,a"]);
-        assert_eq!(s.fields[0].name, "column1");
-        assert_eq!(s.fields[1].name, "column2");
-        let s = infer(Some("a,a,,a"), &["1,2,3,4"]);
+        // DuckDB's names for the same files.
+        assert_eq!(s.fields[0].name, "column0");
+        assert_eq!(s.fields[1].name, "column1");
+        let s = infer(Some("a,a,,a,column2"), &["1,2,3,4,5"]);
         let names: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, ["a", "a_2", "column3", "a_3"]);
+        assert_eq!(names, ["a", "a_1", "column2", "a_2", "column2_1"]);
+        let wide = vec!["1"; 11].join(",");
+        let s = infer(None, &[wide.as_str()]);
+        assert_eq!(s.fields[0].name, "column00");
+        assert_eq!(s.fields[10].name, "column10");
     }
 
     #[test]

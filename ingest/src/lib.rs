@@ -672,6 +672,9 @@ impl Run<'_> {
             Some((Schema::new(Vec::new())?, SchemaSource::Inferred))
         } else {
             let mut inf = infer::Inferrer::new(src.header_names.clone());
+            if format == InputFormat::Csv && opts.quoted_nulls {
+                inf = inf.with_quoted_null(null.clone());
+            }
             let mut fields = text::Fields::default();
             // The first SAMPLE_ROWS records, however the blocks read ahead
             // were cut: the same types whatever the block size.
