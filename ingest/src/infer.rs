@@ -349,7 +349,7 @@ mod tests {
         let s = infer(Some("a,a,,a,column2"), &["1,2,3,4,5"]);
         let names: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["a", "a_1", "column2", "a_2", "column2_1"]);
-        let wide = vec!["1"; 11].join(",");
+        let wide = ["1"; 11].join(",");
         let s = infer(None, &[wide.as_str()]);
         assert_eq!(s.fields[0].name, "column00");
         assert_eq!(s.fields[10].name, "column10");
