@@ -238,6 +238,13 @@ impl ExprBinder<'_> {
                 };
                 func_common(f, args.to_vec())
             }
+            // A NULL constant first is the answer whatever the second
+            // argument's type (DuckDB folds the call to it).
+            ("nullif", [a, _])
+                if a.ty != LType::Null && matches!(a.as_lit(), Some(Value::Null)) =>
+            {
+                Ok(a.clone())
+            }
             ("nullif", [a, b]) => func_common(Func::NullIf, vec![a.clone(), b.clone()]),
             // The argument's type, known when binding.
             ("typeof", [x]) => Ok(TExpr::lit(
