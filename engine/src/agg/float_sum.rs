@@ -13,7 +13,7 @@
 
 /// An infinite input of the sum: bit 0 `+inf`, bit 1 `-inf`.
 #[inline]
-fn inf_bits(x: f64) -> u64 {
+pub(crate) fn inf_bits(x: f64) -> u64 {
     if x == f64::INFINITY {
         1
     } else if x == f64::NEG_INFINITY {
@@ -39,6 +39,22 @@ fn add_times(sum: f64, x: f64, n: u64) -> f64 {
         }
     }
     s
+}
+
+/// The sum of finite inputs totalling `finite` and the infinite inputs
+/// `infs` ([`inf_bits`] of each, or-ed): a NaN total stays NaN, one
+/// infinity's sign decides, both give NaN.
+#[inline]
+pub(crate) fn with_infinities(finite: f64, infs: u64) -> f64 {
+    match infs {
+        _ if finite.is_nan() => finite,
+        1 => f64::INFINITY,
+        2 => f64::NEG_INFINITY,
+        // What `inf + -inf` gives on x86, where DuckDB adds: the default
+        // NaN, its sign bit set ('-nan' as text).
+        3 => -f64::NAN,
+        _ => finite,
+    }
 }
 
 /// A float sum: the finite inputs' total and which infinities were seen.
@@ -83,15 +99,7 @@ impl FloatSum {
     /// The sum.
     #[inline]
     pub fn total(&self) -> f64 {
-        match self.infs {
-            _ if self.finite.is_nan() => self.finite,
-            1 => f64::INFINITY,
-            2 => f64::NEG_INFINITY,
-            // What `inf + -inf` gives on x86, where DuckDB adds: the
-            // default NaN, its sign bit set ('-nan' as text).
-            3 => -f64::NAN,
-            _ => self.finite,
-        }
+        with_infinities(self.finite, self.infs)
     }
 }
 

@@ -5,6 +5,7 @@
 //! state takes values one at a time (or one value `n` times, which the
 //! sorted-vector engine uses per distinct value) and combines with another.
 
+use crate::agg::float_sum::{inf_bits, with_infinities};
 use crate::agg::func::AggFunc;
 use crate::error::{EngineError, Result};
 
@@ -394,7 +395,7 @@ impl Kahan {
     pub fn add_n(&mut self, x: f64, n: u64) {
         self.count += n;
         if x.is_infinite() {
-            self.infs |= if x > 0.0 { 1 } else { 2 };
+            self.infs |= inf_bits(x);
             return;
         }
         let whole = x * n as f64;
@@ -402,7 +403,7 @@ impl Kahan {
             self.add_internal(if n == 1 { x } else { whole });
         } else {
             // One at a time until the sum overflows, as the rows would add
-            // (`1.5e308` twice after `-inf` stays `-inf`, not NaN).
+            // (`1.5e308` twice after `-1.5e308` is `1.5e308`, not `inf`).
             for _ in 0..n {
                 self.add_internal(x);
                 if !self.sum.is_finite() {
@@ -428,14 +429,7 @@ impl Kahan {
         } else {
             self.sum
         };
-        let total = match self.infs {
-            _ if finite.is_nan() => finite,
-            1 => f64::INFINITY,
-            2 => f64::NEG_INFINITY,
-            // `inf + -inf` as x86 gives it (the default NaN, sign set).
-            3 => -f64::NAN,
-            _ => finite,
-        };
+        let total = with_infinities(finite, self.infs);
         match (self.count, func) {
             (0, _) => None,
             (n, AggFunc::FAvg) => Some(total / n as f64),
@@ -448,21 +442,23 @@ impl Kahan {
 mod tests {
     use super::*;
 
+    /// `fsum` of `xs` added in order.
+    fn fsum(xs: &[f64]) -> Option<f64> {
+        let mut k = Kahan::default();
+        for &x in xs {
+            k.add_n(x, 1);
+        }
+        k.finish(AggFunc::FSum)
+    }
+
     #[test]
     fn compensated_sums_keep_infinities_apart() {
-        let sum = |xs: &[f64]| {
-            let mut k = Kahan::default();
-            for &x in xs {
-                k.add_n(x, 1);
-            }
-            k.finish(AggFunc::FSum)
-        };
         let big = -1.5e308;
-        assert_eq!(sum(&[big, big, f64::INFINITY]), Some(f64::INFINITY));
-        assert_eq!(sum(&[f64::INFINITY, big, big]), Some(f64::INFINITY));
-        assert_eq!(sum(&[big, big]), Some(f64::NEG_INFINITY));
-        assert!(sum(&[f64::INFINITY, f64::NEG_INFINITY, 1.0]).is_some_and(f64::is_nan));
-        assert!(sum(&[f64::NAN, f64::INFINITY]).is_some_and(f64::is_nan));
+        assert_eq!(fsum(&[big, big, f64::INFINITY]), Some(f64::INFINITY));
+        assert_eq!(fsum(&[f64::INFINITY, big, big]), Some(f64::INFINITY));
+        assert_eq!(fsum(&[big, big]), Some(f64::NEG_INFINITY));
+        assert!(fsum(&[f64::INFINITY, f64::NEG_INFINITY, 1.0]).is_some_and(f64::is_nan));
+        assert!(fsum(&[f64::NAN, f64::INFINITY]).is_some_and(f64::is_nan));
     }
 
     /// Values DuckDB gives for the same inputs.
@@ -489,16 +485,9 @@ mod tests {
 
     #[test]
     fn compensated_sums_as_duckdb() {
-        let sum = |xs: &[f64]| {
-            let mut k = Kahan::default();
-            for &x in xs {
-                k.add_n(x, 1);
-            }
-            k.finish(AggFunc::FSum)
-        };
-        assert_eq!(sum(&[1e100, 1.0, -1e100]), Some(1.0));
-        assert_eq!(sum(&[1.0, 1e100, 1.0, -1e100]), Some(2.0));
-        assert_eq!(sum(&[f64::INFINITY, -354748.5]), Some(f64::INFINITY));
+        assert_eq!(fsum(&[1e100, 1.0, -1e100]), Some(1.0));
+        assert_eq!(fsum(&[1.0, 1e100, 1.0, -1e100]), Some(2.0));
+        assert_eq!(fsum(&[f64::INFINITY, -354748.5]), Some(f64::INFINITY));
         // A repeated value whose multiple overflows adds as its rows would.
         let mut k = Kahan::default();
         k.add_n(f64::NEG_INFINITY, 1);

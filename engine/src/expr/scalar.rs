@@ -604,16 +604,16 @@ pub fn eval_func(f: &Func, args: &[&Vector], ty: LType, len: usize) -> Result<Ve
                     f.name()
                 )));
             };
-            let LType::List(elem) = l.ty else {
+            let (LType::List(elem), Data::Str(lists)) = (l.ty, &l.data) else {
                 return Err(EngineError::Internal(format!("{} of a non-list", f.name())));
             };
             let bad = || EngineError::Internal("a malformed list value".into());
-            for i in 0..len {
-                let (Value::Str(bytes), false) = (l.get(i), x.is_null(i)) else {
+            for (i, bytes) in lists.iter().enumerate().take(len) {
+                if l.is_null(i) || x.is_null(i) {
                     out.push(&Value::Null);
                     continue;
-                };
-                let items = crate::list::decode(*elem, &bytes).ok_or_else(bad)?;
+                }
+                let items = crate::list::decode(*elem, bytes).ok_or_else(bad)?;
                 let v = match (f, x.get(i)) {
                     (Func::ListContains(t), want) => {
                         let mut found = false;

@@ -287,8 +287,6 @@ fn int_like(ty: LType) -> bool {
     ty.is_integer() || ty == LType::Null
 }
 
-/// A date function call of type `ty` whose arguments are cast to the types
-/// paired with them.
 /// A scalar function of a LIST (the few strata implements).
 fn list_call(name: &str, args: Vec<TExpr>) -> Result<TExpr> {
     let (f, ty) = match (name, args.as_slice()) {
@@ -364,6 +362,8 @@ pub(crate) fn list_extract(l: TExpr, i: TExpr) -> Result<TExpr> {
     })
 }
 
+/// A call of `f` (a date function, `string_split`) of type `ty` whose
+/// arguments are cast to the types paired with them.
 fn date_call(f: Func, args: Vec<(TExpr, LType)>, ty: LType) -> Result<TExpr> {
     let mut out = Vec::with_capacity(args.len());
     for (a, t) in args {
