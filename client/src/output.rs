@@ -7,7 +7,8 @@ use strata_engine::value::format_value;
 use strata_engine::{LType, QueryResult, Value};
 
 /// Output formats of `strata query`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// An aligned table for people; long values are truncated.
     Table,
