@@ -466,6 +466,37 @@ impl Vector {
         }
     }
 
+    /// Appends all rows of `other` (same type), moving its strings instead
+    /// of copying them: a large string result is never held twice.
+    pub fn append_owned(&mut self, other: Vector) {
+        if self.is_empty() && self.nulls.is_none() {
+            let ty = self.ty;
+            *self = other;
+            self.ty = ty;
+            return;
+        }
+        match (&mut self.data, other.data) {
+            (Data::Str(a), Data::Str(b)) => {
+                let len = a.len();
+                a.extend(b);
+                if self.nulls.is_some() || other.nulls.is_some() {
+                    let added = a.len() - len;
+                    let mut n = self.nulls.take().unwrap_or_else(|| vec![false; len]);
+                    match other.nulls {
+                        Some(o) => n.extend(o),
+                        None => n.resize(len + added, false),
+                    }
+                    self.nulls = Some(n);
+                }
+            }
+            (_, data) => self.append(&Vector {
+                data,
+                nulls: other.nulls,
+                ty: other.ty,
+            }),
+        }
+    }
+
     /// The order-preserving key of row `i` (the storage key for fixed-width
     /// types, the string hash for strings); NULL gives `None`.
     pub fn key(&self, i: usize) -> Option<u128> {

@@ -3,6 +3,8 @@
 //! keys, then the aggregates; a global aggregation (no keys) returns one
 //! row even without input.
 
+use std::borrow::Cow;
+
 use super::{Batch, ExecCtx, Operator};
 use crate::agg::accumulate::{aggregate, group_rows, CallInputs, Grouping, GROUP_BYTES_PER_ROW};
 use crate::agg::func::AggCall;
@@ -43,13 +45,17 @@ impl Operator for HashAggregate {
             GROUP_BYTES_PER_ROW * input.rows as u64,
             "a GROUP BY's group ids",
         )?];
-        let mut keys: Vec<Vector> = Vec::with_capacity(self.keys.len());
+        // A key that is an input column is read in place; computed keys
+        // are charged.
+        let mut keys: Vec<Cow<'_, Vector>> = Vec::with_capacity(self.keys.len());
         for k in &self.keys {
-            let v = eval(k, input.rows, &input)?.into_owned();
-            held.push(ctx.budget.hold(vector_bytes(&v), "a GROUP BY's keys")?);
+            let v = eval(k, input.rows, &input)?;
+            if let Cow::Owned(v) = &v {
+                held.push(ctx.budget.hold(vector_bytes(v), "a GROUP BY's keys")?);
+            }
             keys.push(v);
         }
-        let refs: Vec<&Vector> = keys.iter().collect();
+        let refs: Vec<&Vector> = keys.iter().map(|k| &**k).collect();
         let mut g = group_rows(&refs, input.rows)?;
         if self.keys.is_empty() && g.is_empty() {
             // A global aggregate of no rows: one group, empty.

@@ -2,7 +2,8 @@
 
 use super::{Batch, ExecCtx, Operator};
 use crate::error::Result;
-use crate::expr::{eval, TExpr};
+use crate::expr::{eval, ExprKind, TExpr};
+use crate::value::Vector;
 
 /// Computes `exprs` over the input's rows.
 #[derive(Debug)]
@@ -29,11 +30,38 @@ impl Operator for Project {
     }
 
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
-        let input = ctx.run(self.input.as_ref())?;
-        let mut columns = Vec::with_capacity(self.exprs.len());
+        let mut input = ctx.run(self.input.as_ref())?;
+        // Computed expressions first, while every input column is there;
+        // then bare columns are moved out of the input (the last use of
+        // each), not copied: a column of large strings is never held twice.
+        let mut columns: Vec<Option<Vector>> = Vec::with_capacity(self.exprs.len());
         for e in &self.exprs {
-            columns.push(eval(e, input.rows, &input)?.into_owned());
+            columns.push(match bare_column(e, &input) {
+                Some(_) => None,
+                None => Some(eval(e, input.rows, &input)?.into_owned()),
+            });
         }
+        for (k, e) in self.exprs.iter().enumerate().rev() {
+            if let Some(j) = bare_column(e, &input) {
+                let later = self.exprs[..k]
+                    .iter()
+                    .any(|x| bare_column(x, &input) == Some(j));
+                columns[k] = Some(if later {
+                    input.columns[j].clone()
+                } else {
+                    std::mem::replace(&mut input.columns[j], Vector::empty(e.ty, 0))
+                });
+            }
+        }
+        let columns = columns.into_iter().flatten().collect();
         Ok(Batch::new(columns, input.rows))
+    }
+}
+
+/// The input column `e` is, unchanged (its own type), if it is one.
+fn bare_column(e: &TExpr, input: &Batch) -> Option<usize> {
+    match e.kind {
+        ExprKind::Col(j) if input.columns.get(j).is_some_and(|c| c.ty == e.ty) => Some(j),
+        _ => None,
     }
 }

@@ -21,7 +21,7 @@ use super::frame::{FrameData, Part, Parts, Pieces};
 use crate::agg::accumulate::{aggregate, CallInputs, Grouping};
 use crate::agg::func::AggCall;
 use crate::agg::state::{with_accumulator, Accumulator, WithAccumulator};
-use crate::budget::{gathered_bytes, vector_bytes, vector_bytes_from, Budget, Held};
+use crate::budget::{gathered_bytes, vector_bytes_from, Budget, Held};
 use crate::error::{EngineError, Result};
 use crate::interrupt::Watch;
 use crate::plan::window::{Exclude, FrameBound, FrameUnits, WindowCall};
@@ -140,13 +140,23 @@ impl<'a> Meter<'a> {
         self.held.grow(bytes, WHAT)
     }
 
+    /// [`Meter::update`] after the `i`-th value of a loop: after every
+    /// string (one can be large: a string aggregate over a long frame), and
+    /// every [`TICK_ROWS`] fixed-width values.
+    fn tick(&mut self, out: &Vector, i: usize) -> Result<()> {
+        if matches!(out.data, crate::value::Data::Str(_)) || i.is_multiple_of(TICK_ROWS) {
+            self.update(out)?;
+        }
+        Ok(())
+    }
+
     /// Appends `values` at `idx` to `out`, charged before they are made.
     fn append_gathered(&mut self, out: &mut Vector, values: &Vector, idx: &[u32]) -> Result<()> {
         self.update(out)?;
         let bytes = gathered_bytes(values, idx);
         self.counted += idx.len();
         self.held.grow(bytes, WHAT)?;
-        out.append(&values.gather(idx));
+        out.append_owned(values.gather(idx));
         Ok(())
     }
 
@@ -159,6 +169,9 @@ impl<'a> Meter<'a> {
         self.held.grow(last.saturating_mul(copies as u64), WHAT)
     }
 }
+
+/// Fixed-width values appended between two charges of a [`Meter`].
+const TICK_ROWS: usize = 4096;
 
 /// What the budget error names.
 const WHAT: &str = "window results";
@@ -211,8 +224,9 @@ impl WithAccumulator for Run<'_, '_> {
                     &p,
                     self.out,
                     self.strategy == Strategy::Sliding,
+                    self.meter,
                 )?,
-                _ => tree(acc, self.frame, &p, self.out, self.meter.watch)?,
+                _ => tree(acc, self.frame, &p, self.out, self.meter)?,
             }
             self.meter.update(self.out)?;
         }
@@ -267,6 +281,7 @@ fn moving<A: Accumulator>(
     p: &Part<'_>,
     out: &mut Vector,
     sliding: bool,
+    meter: &mut Meter<'_>,
 ) -> Result<()> {
     let nn = frame.non_null(p);
     let mut s = acc.init();
@@ -290,6 +305,7 @@ fn moving<A: Accumulator>(
             lo += 1;
         }
         acc.finish(&s, out)?;
+        meter.tick(out, i)?;
     }
     Ok(())
 }
@@ -305,7 +321,7 @@ fn tree<A: Accumulator>(
     frame: &FrameData,
     p: &Part<'_>,
     out: &mut Vector,
-    watch: &Watch,
+    meter: &mut Meter<'_>,
 ) -> Result<()> {
     // Level k's state j covers the rows j * 16^(k+1) .. (j + 1) * 16^(k+1).
     let mut levels: Vec<Vec<A::State>> = Vec::new();
@@ -343,22 +359,29 @@ fn tree<A: Accumulator>(
     if p.n < 2 * TASK_ROWS {
         for i in 0..p.n {
             query(i, out)?;
+            meter.tick(out, i)?;
         }
         return Ok(());
     }
-    let parts: Vec<Vector> = (0..p.n.div_ceil(TASK_ROWS))
+    let (budget, watch) = (meter.budget, meter.watch);
+    let parts: Vec<(Vector, Meter)> = (0..p.n.div_ceil(TASK_ROWS))
         .into_par_iter()
         .map(|t| {
-            watch.check()?;
+            let mut task_meter = Meter::new(budget, watch)?;
             let mut v = Vector::empty(out.ty, TASK_ROWS);
-            for i in t * TASK_ROWS..((t + 1) * TASK_ROWS).min(p.n) {
+            for (k, i) in (t * TASK_ROWS..((t + 1) * TASK_ROWS).min(p.n)).enumerate() {
                 query(i, &mut v)?;
+                task_meter.tick(&v, k)?;
             }
-            Ok(v)
+            task_meter.update(&v)?;
+            Ok((v, task_meter))
         })
         .collect::<Result<_>>()?;
-    for v in &parts {
-        out.append(v);
+    for (v, task_meter) in parts {
+        // Charged by the task until moved into `out`, then by `meter`.
+        out.append_owned(v);
+        drop(task_meter);
+        meter.update(out)?;
     }
     Ok(())
 }
@@ -403,6 +426,21 @@ fn tree_range<A: Accumulator>(
 /// Rows gathered at most per batch of frames aggregated together.
 const PER_FRAME_ROWS: usize = 1 << 20;
 
+/// Bytes gathered at most per batch of frames (strings counted by length):
+/// what the batch holds beyond the output is bounded by this, whatever the
+/// size of its strings.
+const PER_FRAME_BYTES: u64 = 64 << 20;
+
+/// Bytes that gathering row `r` of `v` copies.
+fn row_bytes(v: &Vector, r: usize) -> u64 {
+    use crate::value::Data;
+    match &v.data {
+        Data::Str(d) => 24 + d.get(r).map_or(0, |x| x.len() as u64),
+        Data::I128(_) => 16,
+        _ => 8,
+    }
+}
+
 /// Each distinct frame's rows aggregated on their own, through the
 /// grouping aggregation: consecutive rows with the same frame share it.
 fn per_frame(
@@ -432,23 +470,33 @@ fn per_frame(
             ids: std::mem::take(ids),
             first: std::mem::take(first),
         };
+        // Charged before the copies are made.
+        let gathered: u64 = (all.args.iter())
+            .chain(&all.filter)
+            .chain(&all.order)
+            .map(|v| gathered_bytes(v, idx))
+            .sum();
+        let _held = meter.budget.hold(gathered, "window function arguments")?;
         let inputs = CallInputs {
             args: all.args.iter().map(|a| a.gather(idx)).collect(),
             filter: all.filter.as_ref().map(|f| f.gather(idx)),
             order: all.order.iter().map(|o| o.gather(idx)).collect(),
         };
-        let gathered: u64 = (inputs.args.iter())
-            .chain(&inputs.filter)
-            .chain(&inputs.order)
-            .map(vector_bytes)
-            .sum();
-        let _held = meter.budget.hold(gathered, "window function arguments")?;
         let values = aggregate(call, &inputs, &g)?;
         meter.append_gathered(out, &values, rows_group)?;
         idx.clear();
         rows_group.clear();
         Ok(())
     };
+    // The vectors a batch gathers; sized row by row where one holds strings.
+    let gathered: Vec<&Vector> = (all.args.iter())
+        .chain(&all.filter)
+        .chain(&all.order)
+        .collect();
+    let wide = gathered
+        .iter()
+        .any(|v| matches!(v.data, crate::value::Data::Str(_)));
+    let mut idx_bytes = 0u64;
     for p in parts.iter() {
         let nn = frame.non_null(&p);
         let mut prev: Option<Pieces> = None;
@@ -456,8 +504,9 @@ fn per_frame(
             let f = frame.frame(&p, i, nn)?;
             let pieces = frame.pieces(&p, i, f);
             if prev != Some(pieces) {
-                if idx.len() >= PER_FRAME_ROWS {
+                if idx.len() >= PER_FRAME_ROWS || idx_bytes >= PER_FRAME_BYTES {
                     flush(&mut idx, &mut ids, &mut first, &mut rows_group, out, meter)?;
+                    idx_bytes = 0;
                 }
                 let gid = first.len() as u32;
                 first.push(idx.len() as u32);
@@ -465,6 +514,12 @@ fn per_frame(
                     for j in a..b {
                         idx.push((p.base + j) as u32);
                         ids.push(gid);
+                        if wide {
+                            idx_bytes += gathered
+                                .iter()
+                                .map(|v| row_bytes(v, p.base + j))
+                                .sum::<u64>();
+                        }
                     }
                 }
                 prev = Some(pieces);

@@ -361,11 +361,11 @@ impl WindowOp {
                 Ok((out, meter))
             })
             .collect::<Result<_>>()?;
-        // Each piece stays charged until it is copied into the result.
+        // Each piece stays charged until it is moved into the result.
         let mut out = Vector::empty(call.ty, n);
         for (piece, meter) in pieces {
-            out.append(&piece);
-            drop((piece, meter));
+            out.append_owned(piece);
+            drop(meter);
         }
         Ok(out)
     }
