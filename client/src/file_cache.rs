@@ -51,8 +51,9 @@ const USED_FILE: &str = "USED";
 const TABLE_DIR: &str = "table";
 /// Part of every entry's key: a new version stops entries built by an
 /// older one being used (2: DuckDB's names for headerless columns, quoted
-/// empty fields counted as NULLs when inferring).
-const VERSION_LINE: &str = "strata-cache 2";
+/// empty fields counted as NULLs when inferring; 3: numbers with a leading
+/// zero or `+` inferred as text).
+const VERSION_LINE: &str = "strata-cache 3";
 /// The mode of the cache's directories: the owner's only.
 const PRIVATE: u32 = 0o700;
 /// How often a process waiting for another's build looks again.

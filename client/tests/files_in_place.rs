@@ -159,6 +159,27 @@ fn csv_with_header_and_inferred_types() {
     assert!(!env.cache_cmd(&["list"]).contains("columns)"));
 }
 
+/// Text that a number would lose characters of stays text, as DuckDB
+/// sniffs it: leading zeros (zip codes) and leading `+`. Answers from DuckDB.
+#[test]
+fn leading_zeros_stay_text() {
+    let env = Env::new();
+    env.write(
+        "zips.csv",
+        "zip,code,amount,signed\n01234,+7,00.50,-007\n90210,12,1.25,3\n00501,-3,0.5,0\n",
+    );
+    assert_eq!(
+        env.query(
+            "SELECT zip, code, amount, signed, typeof(zip) AS tz, typeof(code) AS tc, \
+             typeof(amount) AS ta, typeof(signed) AS ts FROM 'zips.csv' ORDER BY zip"
+        ),
+        "zip,code,amount,signed,tz,tc,ta,ts\n\
+         00501,-3,0.5,0,VARCHAR,VARCHAR,VARCHAR,BIGINT\n\
+         01234,+7,00.50,-7,VARCHAR,VARCHAR,VARCHAR,BIGINT\n\
+         90210,12,1.25,3,VARCHAR,VARCHAR,VARCHAR,BIGINT\n"
+    );
+}
+
 /// `COUNT(*)` names no column: the records are counted without loading a
 /// column. Quoted fields hold delimiters, newlines and doubled quotes; blank
 /// lines are no rows unless the file has one column. The counts were checked

@@ -113,6 +113,18 @@ fn fits(c: &Candidates, t: DataType) -> bool {
     }
 }
 
+/// Whether text that parses as a number should be inferred as one, by
+/// DuckDB's sniffer rules: a leading zero followed by a digit (`01234`, a
+/// zip code or an account number, `00.5`) or a leading `+` keeps the column
+/// text, so that reading it as a number cannot drop characters.
+fn reads_as_number(v: &[u8]) -> bool {
+    match v {
+        [b'+', ..] => false,
+        [b'0', d, ..] => !d.is_ascii_digit(),
+        _ => true,
+    }
+}
+
 /// How many records inference looks at.
 pub const SAMPLE_ROWS: usize = 20_000;
 
@@ -153,6 +165,9 @@ impl Candidates {
         if self.bool_ {
             let l = v.to_ascii_lowercase();
             self.bool_ = l == b"true" || l == b"false";
+        }
+        if !reads_as_number(v) {
+            (self.int, self.uint, self.float) = (false, false, false);
         }
         if self.int {
             self.int = parse::parse_signed(v, i64::MIN, i64::MAX, DataType::Int64).is_ok();
@@ -336,6 +351,29 @@ mod tests {
                 ("u".into(), D::UInt64, false),
                 ("mixed".into(), D::String, false),
                 ("allnull".into(), D::String, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn leading_zeros_and_plus_signs_keep_text() {
+        // As DuckDB's sniffer: `007` and `+1` stay text; `0`, `0.5`,
+        // `-007` and `0e1` are numbers.
+        let s = infer(
+            Some("zip,plus,frac,zero,neg,exp"),
+            &["01234,+1,00.5,0,-007,0e1", "1,2,0.5,1,2,1"],
+        );
+        let types: Vec<DataType> = s.fields.iter().map(|f| f.data_type).collect();
+        use DataType as D;
+        assert_eq!(
+            types,
+            [
+                D::String,
+                D::String,
+                D::String,
+                D::Int64,
+                D::Int64,
+                D::Float64
             ]
         );
     }
