@@ -4,7 +4,7 @@
 //! <cache dir>/<key>-<id>/SOURCE  options; size, mtime (ns), path per file; columns loaded
 //!                         USED    empty; its modification time is the entry's last use
 //!                         table/  the strata table (published atomically by the table writer)
-//! <cache dir>/.lock-<key>         while a process loads these files: its pid
+//! <cache dir>/.lock-<key>         while a process loads these files: its `flock` (and pid)
 //! ```
 //!
 //! The key is a hash of the options and the files' paths, sizes and
@@ -14,7 +14,8 @@
 //! loaded with only the columns the query names; a later query naming others
 //! loads the union, which replaces the smaller entries. The first process to
 //! take the key's lock loads; the others wait for it (then use its entry if
-//! it has their columns), or take over when its process died. Past
+//! it has their columns), or take over when its process died (the kernel
+//! releases a dead process's lock, wherever it was killed). Past
 //! the size limit, the least recently used entries are removed.
 //!
 //! Entries are removed (by `strata cache clear`, eviction, or a larger
@@ -38,6 +39,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use strata_engine::EngineError;
+use strata_format::lockfile::LockFile;
 use strata_format::Table;
 use strata_ingest::IngestError;
 
@@ -253,7 +255,7 @@ impl FileCache {
             }
             self.create_dir()
                 .map_err(|e| source_err(io_err("creating", &self.dir)(e)))?;
-            let Some(lock) = Lock::take(&self.dir.join(format!(".lock-{base}")))? else {
+            let Some(lock) = take_lock(&self.dir.join(format!(".lock-{base}")))? else {
                 std::thread::sleep(POLL);
                 continue;
             };
@@ -408,10 +410,7 @@ impl FileCache {
                 .file_name()
                 .and_then(|n| n.to_str())
                 .and_then(|n| n.split('-').next())
-                .is_some_and(|base| {
-                    let lock = self.dir.join(format!(".lock-{base}"));
-                    lock.exists() && !holder_is_dead(&lock)
-                })
+                .is_some_and(|base| LockFile::is_held(&self.dir.join(format!(".lock-{base}"))))
     }
 
     /// Every entry, most recently used first.
@@ -756,59 +755,13 @@ fn remove_entry(dir: &Path) -> bool {
     true
 }
 
-/// The build lock of one set of files and options: a `.lock-<key>` file
-/// holding the builder's pid, removed on drop.
-struct Lock {
-    path: PathBuf,
-}
-
-impl Lock {
-    /// Takes the lock, or returns `None` while a live process holds it (a
-    /// lock left by a dead process is removed).
-    fn take(path: &Path) -> Result<Option<Lock>, EngineError> {
-        let path = path.to_path_buf();
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut f) => {
-                let _ = write!(f, "{}", std::process::id());
-                Ok(Some(Lock { path }))
-            }
-            // The cache directory was removed meanwhile: try again.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                if holder_is_dead(&path) {
-                    let _ = fs::remove_file(&path);
-                }
-                Ok(None)
-            }
-            Err(e) => Err(source_err(io_err("locking", &path)(e))),
-        }
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
-    }
-}
-
-/// Whether the process named in a lock file no longer runs (where `/proc`
-/// tells; elsewhere a lock older than an hour is taken as abandoned).
-fn holder_is_dead(lock: &Path) -> bool {
-    if Path::new("/proc/self").exists() {
-        match fs::read_to_string(lock).map(|s| s.trim().parse::<u32>()) {
-            Ok(Ok(pid)) => !Path::new(&format!("/proc/{pid}")).exists(),
-            // Being written right now, or already gone.
-            _ => false,
-        }
-    } else {
-        fs::metadata(lock)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > Duration::from_secs(3600))
+/// Takes the build lock of one set of files and options (a `.lock-<key>`
+/// [`LockFile`], removed on drop), or returns `None` while a live process
+/// holds it.
+fn take_lock(path: &Path) -> Result<Option<LockFile>, EngineError> {
+    match LockFile::try_take(path) {
+        // The cache directory was removed meanwhile: try again.
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        r => r.map_err(|e| source_err(io_err("locking", path)(e))),
     }
 }

@@ -256,7 +256,14 @@ impl Suite {
             {
                 assert_eq!(self.data.copies(&ok(&out)), Some(1), "inconsistent answer");
             }
-            let answer = ok(&count_sum(&self.data.csv, &args).output().unwrap());
+            // A query after a killed load finishes: it never waits on the
+            // killed process's lock.
+            let after = run_or_kill(
+                &mut count_sum(&self.data.csv, &args),
+                Duration::from_secs(120),
+            )
+            .expect("inconsistent: a query after a killed load hangs");
+            let answer = ok(&after);
             assert_eq!(self.data.copies(&answer), Some(1), "inconsistent: {answer}");
             for entry in std::fs::read_dir(&cache).unwrap().flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();

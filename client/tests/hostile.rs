@@ -333,6 +333,44 @@ fn cache_clears_do_not_break_running_queries() {
     );
 }
 
+/// A load killed right after creating its cache key's lock file, before
+/// writing anything to it, left an empty `.lock-<key>` that every later
+/// query of the same files waited on forever (the hour-long fault suite
+/// found one waiting 58 minutes). The lock is the kernel's now: a file
+/// nobody holds is taken over.
+#[test]
+fn an_abandoned_empty_cache_lock_blocks_no_query() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("d.csv"), "a\n1\n2\n").unwrap();
+    let cache = dir.path().join("cache");
+    let query = || {
+        run_within(
+            strata().current_dir(dir.path()).args([
+                "query",
+                "--format",
+                "csv",
+                "--cache-dir",
+                cache.to_str().unwrap(),
+                "SELECT count(*) AS n, sum(a) AS s FROM 'd.csv'",
+            ]),
+            Duration::from_secs(30),
+        )
+    };
+    assert_eq!(ok(&query()), "n,s\n2,3\n");
+    let entry = cache_entries(&cache).pop().unwrap();
+    let name = entry.file_name().unwrap().to_string_lossy().into_owned();
+    let key = name.split('-').next().unwrap();
+    ok(&strata()
+        .args(["cache", "clear", "--cache-dir"])
+        .arg(&cache)
+        .output()
+        .unwrap());
+    let lock = cache.join(format!(".lock-{key}"));
+    std::fs::write(&lock, "").unwrap();
+    assert_eq!(ok(&query()), "n,s\n2,3\n");
+    assert!(!lock.exists());
+}
+
 #[test]
 fn a_killed_append_blocks_no_later_append() {
     let dir = tempfile::tempdir().unwrap();

@@ -34,6 +34,7 @@ pub mod encode;
 pub mod error;
 pub mod files;
 pub mod layout;
+pub mod lockfile;
 pub mod manifest;
 pub mod packed;
 mod radix;

@@ -24,6 +24,7 @@ use crate::layout::{
     block_file_name, checksum, BlockEntry, APPEND_LOCK_FILE, BLOCK_FOOTER_LEN, BLOCK_HEADER_LEN,
     MANIFEST_FILE, MAX_BLOCK_ROWS,
 };
+use crate::lockfile::LockFile;
 use crate::manifest::Manifest;
 use crate::types::Schema;
 
@@ -293,63 +294,30 @@ impl Drop for TableWriter {
     }
 }
 
-/// The exclusive `flock` of a table's `APPEND.lock`; dropping it removes
-/// the file, then releases the lock (closing the file).
+/// The exclusive lock of a table's `APPEND.lock` ([`LockFile`]): the
+/// kernel releases it when the appending process dies.
 #[derive(Debug)]
 struct AppendLock {
-    path: PathBuf,
-    _file: nix::fcntl::Flock<fs::File>,
+    _lock: LockFile,
 }
 
 impl AppendLock {
     /// Takes the lock of the table in `dir`, or fails at once while another
     /// process holds it.
     fn take(dir: &Path) -> Result<AppendLock> {
-        use std::os::unix::fs::MetadataExt;
         let path = dir.join(APPEND_LOCK_FILE);
         if !dir.join(MANIFEST_FILE).exists() {
             return Err(FormatError::NotATable(dir.to_path_buf()));
         }
-        loop {
-            let file = fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .map_err(|e| FormatError::io("creating", &path, e))?;
-            let file =
-                match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
-                    Ok(f) => f,
-                    Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
-                        return Err(FormatError::InvalidInput(format!(
-                            "another append to {} is running (it holds {})",
-                            dir.display(),
-                            path.display()
-                        )))
-                    }
-                    Err((_, errno)) => {
-                        return Err(FormatError::io("locking", &path, errno.into()));
-                    }
-                };
-            // The previous holder removes the file as it finishes: a lock
-            // on a file no longer at `path` locks nothing, so try again.
-            let held = file
-                .metadata()
-                .map_err(|e| FormatError::io("locking", &path, e))?;
-            match fs::metadata(&path) {
-                Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
-                    return Ok(AppendLock { path, _file: file });
-                }
-                _ => continue,
-            }
+        match LockFile::try_take(&path) {
+            Ok(Some(lock)) => Ok(AppendLock { _lock: lock }),
+            Ok(None) => Err(FormatError::InvalidInput(format!(
+                "another append to {} is running (it holds {})",
+                dir.display(),
+                path.display()
+            ))),
+            Err(e) => Err(FormatError::io("locking", &path, e)),
         }
-    }
-}
-
-impl Drop for AppendLock {
-    fn drop(&mut self) {
-        // Still held: the fields are dropped after this.
-        let _ = fs::remove_file(&self.path);
     }
 }
 
