@@ -7,8 +7,9 @@
 //! and every rule that saw a node of its shape but declined (and why), for
 //! EXPLAIN. Three kinds of rule run:
 //! - logical rewrites (`inline_cte`, `mark_join_to_semi`, `factor_or`,
-//!   `filter_pushdown`, `join_condition_pushdown`, `distinct_to_aggregate`, and the `prune_columns`
-//!   pass);
+//!   `filter_pushdown`, `join_condition_pushdown`, `join_reorder`,
+//!   `distinct_to_aggregate`, `limit_below_project`, and the
+//!   `prune_columns` pass);
 //! - pushdowns into the table engine's [`TableQuery`] leaf
 //!   (`*_into_table`): what the sorted-vector engine answers in one pass;
 //! - strategies of a [`TableQuery`] (`block_pruning`,

@@ -263,12 +263,25 @@ impl<'t> BlockCtx<'t> {
         if !chunk.stores_row_codes() {
             return Ok(None);
         }
-        let table: Vec<bool> = (0..chunk.distinct()).map(truth).collect();
+        // One bit per value index, then the NULL code's (any code past the
+        // values): a bit table stays in cache where a byte per value of a
+        // column with a value per row would not. The rows' bits are
+        // assembled a word at a time.
+        let distinct = chunk.distinct();
+        let mut table = Bitmap::zeros(distinct + 1);
+        for v in (0..distinct).filter(|&v| truth(v)) {
+            table.set(v);
+        }
+        if nulls {
+            table.set(distinct);
+        }
         let mut b = Bitmap::zeros(self.rows as usize);
-        for (r, &c) in self.codes(col)?.iter().enumerate() {
-            if table.get(c as usize).copied().unwrap_or(nulls) {
-                b.set(r);
+        for (word, codes) in b.words.iter_mut().zip(self.codes(col)?.chunks(64)) {
+            let mut w = 0u64;
+            for (i, &c) in codes.iter().enumerate() {
+                w |= u64::from(table.get((c as usize).min(distinct))) << i;
             }
+            *word = w;
         }
         Ok(Some(b))
     }

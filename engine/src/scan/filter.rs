@@ -1022,9 +1022,18 @@ fn value_range_rows(ctx: &BlockCtx, col: usize, start: usize, end: usize) -> Res
     Ok(Sel::from_bits(b))
 }
 
+/// Whether expanding the row lists of `k` of a block's `distinct` values
+/// costs less than reading all `rows` row codes: a value's list costs a
+/// fixed start plus its rows (estimated at the average count), a code a
+/// table lookup. (A LIKE matching a few hundred URLs of half a million.)
+fn few_values(k: usize, distinct: usize, rows: u64) -> bool {
+    let (k, distinct, rows) = (k as u64, distinct.max(1) as u64, rows.max(1));
+    k.saturating_mul(32 + 4 * rows.div_ceil(distinct)) < rows
+}
+
 fn value_set_rows(ctx: &BlockCtx, col: usize, idx: &[usize], negated: bool) -> Result<Sel> {
     let chunk = ctx.chunk(col)?;
-    if chunk.stores_row_codes() {
+    if chunk.stores_row_codes() && !few_values(idx.len(), chunk.distinct(), u64::from(ctx.rows)) {
         let mut member = vec![false; chunk.distinct()];
         for &i in idx {
             if let Some(m) = member.get_mut(i) {
