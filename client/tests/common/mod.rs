@@ -45,8 +45,12 @@ pub fn hidden_entries(dir: &Path) -> Vec<String> {
 /// DuckDB's answer to `sql`, run in `dir`, as CSV with a header line
 /// (through Python's `duckdb`); `None` where Python or duckdb is missing.
 pub fn duckdb_csv(dir: &Path, sql: &str) -> Option<String> {
+    // No progress bar: DuckDB draws it on standard output when a query
+    // runs for more than two seconds (on a loaded machine).
     const SCRIPT: &str = "import csv, sys, duckdb\n\
-        r = duckdb.sql(sys.argv[1])\n\
+        con = duckdb.connect()\n\
+        con.execute('SET enable_progress_bar = false')\n\
+        r = con.sql(sys.argv[1])\n\
         w = csv.writer(sys.stdout, lineterminator='\\n')\n\
         w.writerow(r.columns)\n\
         w.writerows(r.fetchall())\n";
