@@ -673,10 +673,17 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
                 values: truth,
                 nulls: null_truth,
             } = values_truth(ctx, *col, expr)?;
-            if let Some(b) = ctx.rows_by_codes(*col, |v| truth.get(v) == Some(&true), null_truth)? {
-                return Ok(Sel::from_bits(b));
-            }
             let chunk = ctx.chunk(*col)?;
+            let listed = || truth.iter().enumerate().filter(|(_, &t)| t).map(|(v, _)| v);
+            let few = chunk.stores_row_codes()
+                && few_values(chunk, listed().count(), listed(), u64::from(rows))?;
+            if !few {
+                if let Some(b) =
+                    ctx.rows_by_codes(*col, |v| truth.get(v) == Some(&true), null_truth)?
+                {
+                    return Ok(Sel::from_bits(b));
+                }
+            }
             let mut b = Bitmap::zeros(rows as usize);
             if truth.iter().any(|&t| t) {
                 chunk.row_lists()?.for_each(|v, s, l| {
@@ -989,8 +996,12 @@ fn value_range_rows(ctx: &BlockCtx, col: usize, start: usize, end: usize) -> Res
     if start == 0 && end == chunk.distinct() && chunk.null_count() == 0 {
         return Ok(Sel::All);
     }
-    if let Some(b) = ctx.rows_by_codes(col, |v| (start..end).contains(&v), false)? {
-        return Ok(Sel::from_bits(b));
+    let range = start..end.min(chunk.distinct());
+    let few = few_values(chunk, range.len(), range, u64::from(ctx.rows))?;
+    if !few {
+        if let Some(b) = ctx.rows_by_codes(col, |v| (start..end).contains(&v), false)? {
+            return Ok(Sel::from_bits(b));
+        }
     }
     // Walk whichever side holds fewer rows: the values in the range, or
     // those outside it (and the NULLs), cleared from a full bitmap.
@@ -1022,18 +1033,42 @@ fn value_range_rows(ctx: &BlockCtx, col: usize, start: usize, end: usize) -> Res
     Ok(Sel::from_bits(b))
 }
 
-/// Whether expanding the row lists of `k` of a block's `distinct` values
-/// costs less than reading all `rows` row codes: a value's list costs a
-/// fixed start plus its rows (estimated at the average count), a code a
-/// table lookup. (A LIKE matching a few hundred URLs of half a million.)
-fn few_values(k: usize, distinct: usize, rows: u64) -> bool {
-    let (k, distinct, rows) = (k as u64, distinct.max(1) as u64, rows.max(1));
-    k.saturating_mul(32 + 4 * rows.div_ceil(distinct)) < rows
+/// Whether expanding the row lists of the values `idx` of a block's
+/// column costs less than reading all its row codes: a value's list costs a
+/// fixed start plus its rows, a code one table lookup. The rows are the
+/// values' counts for a few values (a frequent key can fill most of a
+/// block), the average count for many. (An equality filter, or a LIKE
+/// matching a few hundred URLs of half a million.)
+fn few_values(
+    chunk: &strata_format::reader::ColumnChunk,
+    k: usize,
+    idx: impl Iterator<Item = usize>,
+    rows: u64,
+) -> Result<bool> {
+    /// Values whose counts are read; beyond, the average is assumed.
+    const EXACT: usize = 16;
+    let exact = k <= EXACT;
+    let (k, rows) = (k as u64, rows.max(1));
+    let listed = if exact {
+        let counts = chunk.counts()?;
+        let counts = counts.view();
+        let distinct = chunk.distinct();
+        idx.filter(|&i| i < distinct)
+            .map(|i| counts.get(i))
+            .sum::<u64>()
+    } else {
+        k.saturating_mul(rows.div_ceil(chunk.distinct().max(1) as u64))
+    };
+    Ok(k.saturating_mul(32)
+        .saturating_add(listed.saturating_mul(4))
+        < rows)
 }
 
 fn value_set_rows(ctx: &BlockCtx, col: usize, idx: &[usize], negated: bool) -> Result<Sel> {
     let chunk = ctx.chunk(col)?;
-    if chunk.stores_row_codes() && !few_values(idx.len(), chunk.distinct(), u64::from(ctx.rows)) {
+    if chunk.stores_row_codes()
+        && !few_values(chunk, idx.len(), idx.iter().copied(), u64::from(ctx.rows))?
+    {
         let mut member = vec![false; chunk.distinct()];
         for &i in idx {
             if let Some(m) = member.get_mut(i) {
