@@ -15,7 +15,8 @@ use nix::fcntl::{Flock, FlockArg};
 #[derive(Debug)]
 pub struct LockFile {
     path: PathBuf,
-    file: Flock<fs::File>,
+    /// Held for its lock; released when dropped.
+    _file: Flock<fs::File>,
 }
 
 impl LockFile {
@@ -43,7 +44,7 @@ impl LockFile {
                     write!(file, "{}", std::process::id())?;
                     return Ok(Some(LockFile {
                         path: path.to_path_buf(),
-                        file,
+                        _file: file,
                     }));
                 }
                 _ => continue,
@@ -62,18 +63,12 @@ impl LockFile {
             Err((_, Errno::EWOULDBLOCK))
         )
     }
-
-    /// The lock file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
 impl Drop for LockFile {
     fn drop(&mut self) {
-        // Still held: `file` is dropped (and the lock released) after this.
+        // Still held: `_file` is dropped (and the lock released) after this.
         let _ = fs::remove_file(&self.path);
-        let _ = &self.file;
     }
 }
 
