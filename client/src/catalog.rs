@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use strata_engine::{Catalog, EngineError, TableRef};
+use strata_engine::{Catalog, ColumnWords, EngineError, TableRef};
 use strata_format::Table;
 use strata_ingest::{Event, IngestOptions};
 
@@ -165,14 +165,14 @@ impl Loader for FileLoader<'_> {
 
 impl Catalog for FileCatalog {
     fn open(&self, table: &TableRef) -> Result<Table, EngineError> {
-        self.open_for(table, None)
+        self.open_for(table, &ColumnWords::any())
     }
 
     fn table_names(&self) -> Result<Vec<String>, EngineError> {
         self.tables.table_names()
     }
 
-    fn open_for(&self, table: &TableRef, words: Option<&[String]>) -> Result<Table, EngineError> {
+    fn open_for(&self, table: &TableRef, words: &ColumnWords<'_>) -> Result<Table, EngineError> {
         match table_source::resolve(table, |name| self.is_table(name))? {
             Source::Table(name) => self.open_table(&name),
             Source::Files(spec) => {
@@ -180,7 +180,7 @@ impl Catalog for FileCatalog {
                     catalog: self,
                     options: spec.read.ingest_options(self.threads)?,
                 };
-                self.cache.table(&spec, words, &loader)
+                self.cache.table(&spec, words.get(), &loader)
             }
         }
     }
@@ -188,7 +188,7 @@ impl Catalog for FileCatalog {
     fn open_head(
         &self,
         table: &TableRef,
-        words: Option<&[String]>,
+        words: &ColumnWords<'_>,
         rows: u64,
     ) -> Result<Option<Table>, EngineError> {
         match table_source::resolve(table, |name| self.is_table(name))? {
@@ -209,7 +209,9 @@ impl Catalog for FileCatalog {
                         ..whole
                     },
                 };
-                self.cache.head_table(&spec, words, rows, &loader).map(Some)
+                self.cache
+                    .head_table(&spec, words.get(), rows, &loader)
+                    .map(Some)
             }
         }
     }

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use strata::engine::{Catalog, EngineError, TableRef};
+use strata::engine::{Catalog, ColumnWords, EngineError, TableRef};
 
 use crate::cmd_cache::{open_db, CacheArgs};
 
@@ -245,7 +245,7 @@ impl<'a> Recording<'a> {
 
 impl Catalog for Recording<'_> {
     fn open(&self, table: &TableRef) -> Result<strata::format::Table, EngineError> {
-        self.open_for(table, None)
+        self.open_for(table, &ColumnWords::any())
     }
 
     fn table_names(&self) -> Result<Vec<String>, EngineError> {
@@ -255,7 +255,7 @@ impl Catalog for Recording<'_> {
     fn open_for(
         &self,
         table: &TableRef,
-        words: Option<&[String]>,
+        words: &ColumnWords<'_>,
     ) -> Result<strata::format::Table, EngineError> {
         let t = self.inner.open_for(table, words)?;
         self.record(&t);
@@ -265,7 +265,7 @@ impl Catalog for Recording<'_> {
     fn open_head(
         &self,
         table: &TableRef,
-        words: Option<&[String]>,
+        words: &ColumnWords<'_>,
         rows: u64,
     ) -> Result<Option<strata::format::Table>, EngineError> {
         let t = self.inner.open_head(table, words, rows)?;

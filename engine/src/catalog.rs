@@ -7,7 +7,7 @@ use strata_format::Table;
 
 use crate::error::{self, EngineError, Result};
 use crate::open_tables;
-use crate::sql::table_ref::TableRef;
+use crate::sql::table_ref::{ColumnWords, TableRef};
 
 /// Resolves the relation named in FROM.
 pub trait Catalog {
@@ -15,10 +15,10 @@ pub trait Catalog {
     fn open(&self, table: &TableRef) -> Result<Table>;
 
     /// Opens the table for a query whose column references are among
-    /// `words` (`None`: it may read every column; see
-    /// [`table_ref::column_words`]). A catalog that loads tables on demand
-    /// may load just those columns; by default this is [`Catalog::open`].
-    fn open_for(&self, table: &TableRef, words: Option<&[String]>) -> Result<Table> {
+    /// `words` (see [`ColumnWords`]; computed on first use). A catalog that
+    /// loads tables on demand may load just those columns; by default this
+    /// is [`Catalog::open`].
+    fn open_for(&self, table: &TableRef, words: &ColumnWords<'_>) -> Result<Table> {
         let _ = words;
         self.open(table)
     }
@@ -31,7 +31,7 @@ pub trait Catalog {
     fn open_head(
         &self,
         table: &TableRef,
-        words: Option<&[String]>,
+        words: &ColumnWords<'_>,
         rows: u64,
     ) -> Result<Option<Table>> {
         let _ = (table, words, rows);

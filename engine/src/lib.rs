@@ -52,7 +52,7 @@ pub use interrupt::{Interrupter, Watch};
 pub use result::{QueryResult, ResultColumn};
 pub use rewrite::RuleOptions;
 pub use sql::table_ref::{
-    column_words, first_rows, head_rows, ArgValue, FirstRows, TableArg, TableRef,
+    column_words, first_rows, head_rows, ArgValue, ColumnWords, FirstRows, TableArg, TableRef,
 };
 pub use value::{LType, Value, Vector};
 
@@ -238,8 +238,7 @@ impl Engine {
         head: Option<u64>,
         log: RuleLog,
     ) -> Result<Compiled> {
-        let words = column_words(q, text);
-        let (bound, heads) = sql::bind::Binder::new(catalog, words)
+        let (bound, heads) = sql::bind::Binder::new(catalog, ColumnWords::of(q, text))
             .with_head(head)
             .bind(q)?;
         self.compile_bound(bound, log, heads)
@@ -282,8 +281,7 @@ impl Engine {
         if !params.is_empty() || sql.contains(['?', '$']) {
             sql::params::substitute(&mut q, params)?;
         }
-        let words = column_words(&q, sql);
-        let (bound, _) = sql::bind::Binder::new(catalog, words).bind(&q)?;
+        let (bound, _) = sql::bind::Binder::new(catalog, ColumnWords::of(&q, sql)).bind(&q)?;
         plan::split::split(bound)
     }
 
@@ -321,7 +319,7 @@ impl Engine {
             split.combine.describe()
         );
         let mut part = |title: &str, q: &plan::Query| -> Result<()> {
-            let c = self.compile_bound(q.clone(), RuleLog::default(), Vec::new())?;
+            let c = self.compile_bound(q.clone(), RuleLog::recording(), Vec::new())?;
             out.push_str(title);
             for line in explain::explain(&c.query, &c.physical, &c.log, None).lines() {
                 out.push_str("  ");
@@ -396,7 +394,7 @@ impl Engine {
         analyze: bool,
         watch: &Watch,
     ) -> Result<String> {
-        let mut log = RuleLog::default();
+        let mut log = RuleLog::recording();
         let head = self.first_rows(q, &mut log).map(|f| f.rows);
         let c = self.compile(catalog, q, text, head, log)?;
         let mut decoded = Vec::new();

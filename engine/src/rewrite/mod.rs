@@ -187,19 +187,36 @@ pub struct LogEntry {
     pub rejected: Option<String>,
 }
 
-/// The rules that fired and those that declined, in order.
+/// The rules that fired and those that declined, in order, for EXPLAIN.
+/// A log made with `default()` records nothing: labelling nodes costs more
+/// than the rules themselves for a query with a long select list, and only
+/// EXPLAIN reads the log (make it with [`RuleLog::recording`]).
 #[derive(Debug, Clone, Default)]
 pub struct RuleLog {
     /// The entries.
     pub entries: Vec<LogEntry>,
     /// Rules switched off.
     pub disabled: Vec<&'static str>,
+    recording: bool,
 }
 
 impl RuleLog {
-    /// Records an entry once.
+    /// A log that records every entry.
+    pub fn recording() -> RuleLog {
+        RuleLog {
+            recording: true,
+            ..RuleLog::default()
+        }
+    }
+
+    /// Whether entries are kept.
+    pub fn is_recording(&self) -> bool {
+        self.recording
+    }
+
+    /// Records an entry once (if the log records).
     pub fn record(&mut self, e: LogEntry) {
-        if !self.entries.contains(&e) {
+        if self.recording && !self.entries.contains(&e) {
             self.entries.push(e);
         }
     }
@@ -316,6 +333,7 @@ fn pass(
     }
     match rule.check(&plan, ctx) {
         Check::NotApplicable => Ok(plan),
+        Check::Rejected(_) if !log.is_recording() => Ok(plan),
         Check::Rejected(reason) => {
             let e = LogEntry {
                 rule: rule.name(),
@@ -328,13 +346,15 @@ fn pass(
             Ok(plan)
         }
         Check::Applies => {
-            let node = label(&plan);
+            let node = log.is_recording().then(|| label(&plan));
             let out = rule.apply(plan, ctx)?;
-            log.record(LogEntry {
-                rule: rule.name(),
-                node,
-                rejected: None,
-            });
+            if let Some(node) = node {
+                log.record(LogEntry {
+                    rule: rule.name(),
+                    node,
+                    rejected: None,
+                });
+            }
             *changed = true;
             Ok(out)
         }

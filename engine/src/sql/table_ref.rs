@@ -203,6 +203,37 @@ pub fn first_rows(q: &sql::Query) -> Option<FirstRows> {
     })
 }
 
+/// The words of a query that may name columns (see [`column_words`]),
+/// computed when a catalog first asks for them: tokenizing the text again
+/// is wasted on tables that are not loaded on demand.
+#[derive(Debug, Default)]
+pub struct ColumnWords<'q> {
+    source: Option<(&'q sql::Query, &'q str)>,
+    words: std::cell::OnceCell<Option<Vec<String>>>,
+}
+
+impl<'q> ColumnWords<'q> {
+    /// The words of query `q`, whose text is `text`.
+    pub fn of(q: &'q sql::Query, text: &'q str) -> ColumnWords<'q> {
+        ColumnWords {
+            source: Some((q, text)),
+            words: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// No words known: any column may be read.
+    pub fn any() -> ColumnWords<'q> {
+        ColumnWords::default()
+    }
+
+    /// The words, or `None` when any column may be read.
+    pub fn get(&self) -> Option<&[String]> {
+        self.words
+            .get_or_init(|| self.source.and_then(|(q, text)| column_words(q, text)))
+            .as_deref()
+    }
+}
+
 /// The words of a query that may name columns (every word token: a
 /// superset of its column references), or `None` when it selects `*`. A
 /// catalog that loads tables on demand may load only the columns named here.

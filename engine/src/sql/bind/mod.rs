@@ -41,7 +41,7 @@ use strata_format::Table;
 use crate::catalog::Catalog;
 use crate::error::{invalid, Result};
 use crate::plan::{Column, Cte, LogicalPlan, Query};
-use crate::sql::table_ref::TableRef;
+use crate::sql::table_ref::{ColumnWords, TableRef};
 use scope::Scope;
 
 pub use coerce::cast_to;
@@ -83,7 +83,7 @@ struct State {
 /// and optionally just the first rows of the top-level query's table.
 pub struct Binder<'c> {
     catalog: &'c dyn Catalog,
-    words: Option<Vec<String>>,
+    words: ColumnWords<'c>,
     head: Cell<Option<u64>>,
     state: RefCell<State>,
     depth: Cell<usize>,
@@ -94,8 +94,8 @@ pub struct Binder<'c> {
 
 impl<'c> Binder<'c> {
     /// A binder opening tables through `catalog`. `words` are the words of
-    /// the query that may name columns (`None`: any column may be read).
-    pub fn new(catalog: &'c dyn Catalog, words: Option<Vec<String>>) -> Binder<'c> {
+    /// the query that may name columns.
+    pub fn new(catalog: &'c dyn Catalog, words: ColumnWords<'c>) -> Binder<'c> {
         Binder {
             catalog,
             words,
@@ -162,7 +162,7 @@ impl<'c> Binder<'c> {
         {
             return Ok(t.clone());
         }
-        let words = self.words.as_deref();
+        let words = &self.words;
         let t = match head {
             Some(rows) => match self.catalog.open_head(table, words, rows)? {
                 Some(t) => {
