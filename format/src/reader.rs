@@ -1110,6 +1110,64 @@ impl RowLists<'_> {
         }
         Ok(())
     }
+
+    /// Calls `f(value, start, len)` for every run of the values `values`,
+    /// which ascend. One walk through the row lists: a value in the group
+    /// (of [`ROW_INDEX_STRIDE`] values) after the previous one's continues
+    /// from where that ended instead of skipping from the group's start, so
+    /// many values cost what one range over them costs.
+    pub fn for_values(
+        &self,
+        values: impl IntoIterator<Item = usize>,
+        mut f: impl FnMut(usize, u32, u32),
+    ) -> Result<()> {
+        let counts = self.counts.view();
+        let index = self.index.view();
+        // The value whose list starts at `pos` (`base` the last row before
+        // it); `None` before the first value.
+        let mut next: Option<usize> = None;
+        let (mut pos, mut base) = (0usize, 0u32);
+        for v in values {
+            if v >= counts.len() {
+                break;
+            }
+            let group = v / ROW_INDEX_STRIDE;
+            let walk = next.is_some_and(|n| {
+                n <= v && n % ROW_INDEX_STRIDE != 0 && n / ROW_INDEX_STRIDE == group
+            });
+            let mut at = if walk {
+                next.unwrap_or_default()
+            } else {
+                pos = index.get(group) as usize;
+                group * ROW_INDEX_STRIDE
+            };
+            while at <= v {
+                if at % ROW_INDEX_STRIDE == 0 {
+                    base = 0;
+                }
+                let count = counts.get(at) as u32;
+                let res = if at < v {
+                    rowlist::skip(&self.rows, &mut pos, count, self.chunk.rows, base)
+                } else {
+                    rowlist::decode_runs(
+                        &self.rows,
+                        &mut pos,
+                        count,
+                        self.chunk.rows,
+                        base,
+                        |s, l| f(v, s, l),
+                    )
+                };
+                base = res.map_err(|e| {
+                    self.chunk
+                        .corrupt(Section::Rows, format!("value {at}: {e}"))
+                })?;
+                at += 1;
+            }
+            next = Some(at);
+        }
+        Ok(())
+    }
 }
 
 /// The strings of a string chunk, in byte order, with the maps between string

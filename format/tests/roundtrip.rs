@@ -132,6 +132,23 @@ fn check_chunk_invariants(t: &Table, b: usize, c: usize) {
         .for_each(|v, s, l| from_lists[s as usize..(s + l) as usize].fill(v as u32))
         .unwrap();
     assert_eq!(from_lists, decoded);
+    // Any ascending subset of the values, walked at once, gives each
+    // value's rows as a range over that value alone does.
+    let lists = chunk.row_lists().unwrap();
+    let d = chunk.distinct();
+    for step in [1, 2, 3, 7, 64, 65] {
+        let values: Vec<usize> = (step / 2..d).step_by(step).chain([d + 5]).collect();
+        let (mut walked, mut one_by_one) = (Vec::new(), Vec::new());
+        lists
+            .for_values(values.iter().copied(), |v, s, l| walked.push((v, s, l)))
+            .unwrap();
+        for &v in &values {
+            lists
+                .for_range(v..v + 1, |v, s, l| one_by_one.push((v, s, l)))
+                .unwrap();
+        }
+        assert_eq!(walked, one_by_one, "values every {step}");
+    }
     let counts = chunk.counts().unwrap();
     let total: u64 = (0..chunk.distinct()).map(|i| counts.view().get(i)).sum();
     assert_eq!(total + u64::from(stats.null_count), u64::from(stats.rows));

@@ -8,6 +8,8 @@
 //! spaces use dense group ids, large ones sort rows within the groups of
 //! the first (most distinct) part.
 
+use std::rc::Rc;
+
 use strata_format::reader::Hashes;
 use strata_format::Table;
 
@@ -173,16 +175,26 @@ impl GroupSpec {
                 PartKind::ExprN => f64::from(table.block_rows(block)) + 1.0,
             })
             .product();
-        if product <= dense_limit(table.block_rows(block) as usize) as f64 {
+        if product <= dense_limit(0) as f64 {
             format!("dense group ids (code space {product})")
+        } else if product <= dense_limit(table.block_rows(block) as usize) as f64 {
+            format!(
+                "dense group ids (code space {product}) where at least half as many rows \
+                 pass the filter, else sort rows within the groups of the first key part"
+            )
         } else {
             "sort rows within the groups of the first key part".into()
         }
     }
 }
 
+/// The largest code space numbered densely when grouping `rows` rows:
+/// twice the rows, at least 1,024 and at most 2^26. A state per code is
+/// initialised and scanned, which costs more than sorting the rows when the
+/// space is much larger than they are (a filter keeping 100 rows of a block
+/// grouped by a column with 34,000 distinct values).
 fn dense_limit(rows: usize) -> usize {
-    (2 * rows).clamp(1 << 16, 1 << 26)
+    (2 * rows).clamp(1 << 10, 1 << 26)
 }
 
 /// A key part's codes in one block.
@@ -1025,16 +1037,18 @@ fn per_value_groups(
     // filtered counts per value, NULL count), or a constant.
     struct Src {
         vals: ArgValues,
-        counts: Option<(Vec<u32>, u32)>,
+        counts: Option<Rc<FilteredCounts>>,
     }
     let mut srcs = Vec::new();
-    let count_cache: std::cell::RefCell<Vec<(usize, FilteredCounts)>> = Default::default();
-    let fcounts = |c: usize| -> Result<(Vec<u32>, u32)> {
+    // Shared, not copied: a column's counts are as long as its distinct
+    // values (a block's rows for a key like UserID).
+    let count_cache: std::cell::RefCell<Vec<(usize, Rc<FilteredCounts>)>> = Default::default();
+    let fcounts = |c: usize| -> Result<Rc<FilteredCounts>> {
         if let Some((_, v)) = count_cache.borrow().iter().find(|(x, _)| *x == c) {
-            return Ok(v.clone());
+            return Ok(Rc::clone(v));
         }
-        let v = filter.counts(ctx, c)?;
-        count_cache.borrow_mut().push((c, v.clone()));
+        let v = Rc::new(filter.counts(ctx, c)?);
+        count_cache.borrow_mut().push((c, Rc::clone(&v)));
         Ok(v)
     };
     for s in &layout.slots {
@@ -1054,9 +1068,10 @@ fn per_value_groups(
                 }
                 [c] => {
                     let used = || {
-                        let (cnt, nulls) = fcounts(*c)?;
+                        let counts = fcounts(*c)?;
+                        let (cnt, nulls) = &*counts;
                         let mut used: Vec<bool> = cnt.iter().map(|&n| n > 0).collect();
-                        used.push(nulls > 0);
+                        used.push(*nulls > 0);
                         Ok(used)
                     };
                     let (vals, src) = per_value_arg(arg, s.kind, ctx, *c, &used)?;
@@ -1084,14 +1099,10 @@ fn per_value_groups(
             layout.init(&mut st);
             st[0] = total;
             for (s, src) in layout.slots.iter().zip(&srcs) {
-                match &src.counts {
+                match src.counts.as_deref() {
                     None => src.vals.update(s.kind, &mut st, s.off, 0, total),
                     Some((cnt, nulls)) => {
-                        for (i, &n) in cnt.iter().enumerate() {
-                            if n > 0 {
-                                src.vals.update(s.kind, &mut st, s.off, i, u64::from(n));
-                            }
-                        }
+                        src.vals.update_counts(s.kind, &mut st, s.off, cnt);
                         if *nulls > 0 {
                             src.vals
                                 .update(s.kind, &mut st, s.off, cnt.len(), u64::from(*nulls));
@@ -1102,7 +1113,8 @@ fn per_value_groups(
             out.push(&st, pool);
         }
         Some(c) => {
-            let (cnt, nulls) = fcounts(c)?;
+            let counts = fcounts(c)?;
+            let (cnt, nulls) = (&counts.0, counts.1);
             let part = &spec.parts[0];
             let keys: Vec<u128> = match part.kind {
                 PartKind::RawStr(_) => ctx.chunk(c)?.hashes()?.as_slice().to_vec(),

@@ -665,7 +665,8 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
             pattern,
             negated,
         } => {
-            let idx = like_values(ctx, *col, pattern)?;
+            let mut idx = like_values(ctx, *col, pattern)?;
+            idx.sort_unstable();
             value_set_rows(ctx, *col, &idx, *negated)?
         }
         Pred::Values { col, expr } => {
@@ -1086,18 +1087,14 @@ fn value_set_rows(ctx: &BlockCtx, col: usize, idx: &[usize], negated: bool) -> R
             return Ok(Sel::Empty);
         }
         let mut b = Bitmap::zeros(ctx.rows as usize);
-        for &i in idx {
-            rl.for_range(i..i + 1, |_, s, l| b.set_range(s, l))?;
-        }
+        rl.for_values(idx.iter().copied(), |_, s, l| b.set_range(s, l))?;
         return Ok(Sel::from_bits(b));
     }
     if idx.is_empty() && chunk.null_count() == 0 {
         return Ok(Sel::All);
     }
     let mut b = Bitmap::ones(ctx.rows as usize);
-    for &i in idx {
-        rl.for_range(i..i + 1, |_, s, l| b.clear_range(s, l))?;
-    }
+    rl.for_values(idx.iter().copied(), |_, s, l| b.clear_range(s, l))?;
     if chunk.null_count() > 0 {
         for (s, l) in chunk.null_runs()? {
             b.clear_range(s, l);
