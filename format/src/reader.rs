@@ -1080,35 +1080,12 @@ impl RowLists<'_> {
     pub fn for_range(
         &self,
         values: std::ops::Range<usize>,
-        mut f: impl FnMut(usize, u32, u32),
+        f: impl FnMut(usize, u32, u32),
     ) -> Result<()> {
-        let counts = self.counts.view();
-        if values.end > counts.len() || values.start >= values.end {
+        if values.end > self.counts.view().len() {
             return Ok(());
         }
-        let group = values.start / ROW_INDEX_STRIDE;
-        let mut pos = self.index.view().get(group) as usize;
-        let mut base = 0;
-        for v in group * ROW_INDEX_STRIDE..values.end {
-            if v % ROW_INDEX_STRIDE == 0 {
-                base = 0;
-            }
-            let count = counts.get(v) as u32;
-            let res = if v < values.start {
-                rowlist::skip(&self.rows, &mut pos, count, self.chunk.rows, base)
-            } else {
-                rowlist::decode_runs(
-                    &self.rows,
-                    &mut pos,
-                    count,
-                    self.chunk.rows,
-                    base,
-                    |s, l| f(v, s, l),
-                )
-            };
-            base = res.map_err(|e| self.chunk.corrupt(Section::Rows, format!("value {v}: {e}")))?;
-        }
-        Ok(())
+        self.for_values(values, f)
     }
 
     /// Calls `f(value, start, len)` for every run of the values `values`,
