@@ -429,6 +429,51 @@ impl Vector {
         }
     }
 
+    /// [`Vector::gather`] consuming the vector: strings move into the
+    /// result instead of being copied when no row is taken twice (rows of a
+    /// sorted result), so a large string column is never held twice.
+    pub fn into_gathered(self, idx: &[u32]) -> Vector {
+        let Data::Str(mut strs) = self.data else {
+            return self.gather(idx);
+        };
+        let mut taken = vec![false; strs.len()];
+        let distinct = idx.iter().all(|&i| match taken.get_mut(i as usize) {
+            Some(t) => !std::mem::replace(t, true),
+            None => true,
+        });
+        if !distinct {
+            return Vector {
+                data: Data::Str(strs),
+                ..self
+            }
+            .gather(idx);
+        }
+        let nulls = match &self.nulls {
+            None if idx.iter().all(|&i| (i as usize) < strs.len()) => None,
+            _ => Some(
+                idx.iter()
+                    .map(|&i| {
+                        i as usize >= strs.len()
+                            || self.nulls.as_ref().is_some_and(|n| n[i as usize])
+                    })
+                    .collect(),
+            ),
+        };
+        let data = idx
+            .iter()
+            .map(|&i| {
+                strs.get_mut(i as usize)
+                    .map(std::mem::take)
+                    .unwrap_or_default()
+            })
+            .collect();
+        Vector {
+            ty: self.ty,
+            data: Data::Str(data),
+            nulls,
+        }
+    }
+
     /// Sets row `i` to NULL.
     pub fn set_null(&mut self, i: usize) {
         let len = self.len();
@@ -867,6 +912,24 @@ pub fn format_decimal_text(v: i128, width: u8, scale: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_owning_gather_equals_a_copying_one() {
+        let mut v = Vector::empty(LType::Varchar, 4);
+        for x in [Some("a"), None, Some("ccc"), Some("")] {
+            v.push(&x.map_or(Value::Null, |s| Value::Str(s.into())));
+        }
+        for idx in [
+            vec![2, 0, 3, 1],
+            vec![1, u32::MAX, 2],
+            vec![2, 2, 0],
+            vec![],
+        ] {
+            assert_eq!(v.clone().into_gathered(&idx), v.gather(&idx), "{idx:?}");
+        }
+        let ints = vector_of_keys(LType::Int64, &[1, 2, 3]);
+        assert_eq!(ints.clone().into_gathered(&[2, 1]), ints.gather(&[2, 1]));
+    }
 
     #[test]
     fn decimals_convert_to_the_nearest_double() {

@@ -8,6 +8,7 @@
 //! Keys compare as SQL's grouping does: NULLs equal each other, `-0.0`
 //! equals `0.0`, all NaNs are one value.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::agg::fold::{fold, Feed};
@@ -128,13 +129,13 @@ pub fn group_rows(keys: &[&Vector], rows: usize) -> Result<Grouping> {
 
 /// An aggregate call's evaluated inputs over the rows.
 #[derive(Debug, Clone, Default)]
-pub struct CallInputs {
-    /// The arguments.
-    pub args: Vec<Vector>,
+pub struct CallInputs<'a> {
+    /// The arguments (an input column borrowed, a computed one owned).
+    pub args: Vec<Cow<'a, Vector>>,
     /// The FILTER's values.
-    pub filter: Option<Vector>,
+    pub filter: Option<Cow<'a, Vector>>,
     /// The ORDER BY keys' values.
-    pub order: Vec<Vector>,
+    pub order: Vec<Cow<'a, Vector>>,
 }
 
 /// The rows `call` takes and the order it takes them in, each with its
@@ -183,7 +184,7 @@ pub fn feed(call: &AggCall, inputs: &CallInputs, ids: &[u32]) -> Feed {
 /// Aggregate `call` over the rows of each group of `g`.
 pub fn aggregate(call: &AggCall, inputs: &CallInputs, g: &Grouping) -> Result<Vector> {
     let f = feed(call, inputs, &g.ids);
-    let args: Vec<&Vector> = inputs.args.iter().collect();
+    let args: Vec<&Vector> = inputs.args.iter().map(|a| &**a).collect();
     fold(call, &args, &f, g.len())
 }
 
@@ -233,7 +234,7 @@ mod tests {
             LType::Decimal(38, 2),
         );
         let inputs = CallInputs {
-            args: vec![x],
+            args: vec![Cow::Owned(x)],
             ..Default::default()
         };
         let s = aggregate(&call, &inputs, &g).unwrap_or_else(|_| Vector::empty(LType::Null, 0));

@@ -58,6 +58,11 @@ impl GroupRows<'_> {
                 continue;
             }
             slots.push(match src {
+                // The part itself where no later key needs it again.
+                KeySource::Part(i) if !self.needed_after(k, *i, want) => {
+                    self.part(&mut parts, *i, idx)?;
+                    parts[*i].take().unwrap_or_else(|| Vector::empty(ty, 0))
+                }
                 KeySource::Part(i) => self.part(&mut parts, *i, idx)?.clone(),
                 KeySource::Dependent(e) => {
                     // The expression's columns are raw key parts.
@@ -98,6 +103,21 @@ impl GroupRows<'_> {
             });
         }
         Ok(slots)
+    }
+
+    /// Whether a wanted key after key `k` reads key part `i`.
+    fn needed_after(&self, k: usize, i: usize, want: &dyn Fn(usize) -> bool) -> bool {
+        self.plan.keys.iter().enumerate().skip(k + 1).any(|(j, src)| {
+            want(j)
+                && match src {
+                    KeySource::Part(p) => *p == i,
+                    KeySource::Dependent(e) => e.columns().into_iter().any(|c| {
+                        self.plan.keys.iter().zip(&self.agg.keys).any(
+                            |(s, key)| matches!(s, KeySource::Part(p) if *p == i && key.as_col() == Some(c)),
+                        )
+                    }),
+                }
+        })
     }
 
     /// Key part `i` at groups `idx`, computed once into `cache`.

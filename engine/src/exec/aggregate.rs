@@ -66,20 +66,23 @@ impl Operator for HashAggregate {
         }
         ctx.watch.check()?;
         let mut columns: Vec<Vector> = keys.iter().map(|k| k.gather(&g.first)).collect();
-        let ev = |e: &TExpr| -> Result<Vector> { Ok(eval(e, input.rows, &input)?.into_owned()) };
+        let ev = |e: &TExpr| eval(e, input.rows, &input);
         for a in &self.aggs {
             let inputs = CallInputs {
                 args: a.args.iter().map(ev).collect::<Result<_>>()?,
                 filter: a.filter.as_ref().map(ev).transpose()?,
                 order: a.order.iter().map(|o| ev(&o.expr)).collect::<Result<_>>()?,
             };
+            // Computed arguments are charged; input columns are read in
+            // place.
             let _args = ctx.budget.hold(
                 inputs
                     .args
                     .iter()
                     .chain(&inputs.filter)
                     .chain(&inputs.order)
-                    .map(vector_bytes)
+                    .filter(|v| matches!(v, Cow::Owned(_)))
+                    .map(|v| vector_bytes(v))
                     .sum(),
                 "an aggregate's arguments",
             )?;

@@ -527,7 +527,7 @@ impl<'t> BlockCtx<'t> {
             .map(|c| Ok((c, self.column_at(c, rows)?)))
             .collect::<Result<Vec<_>>>()?;
         loaded.extend(lifted.columns);
-        eval_over(&exprs, rows.len(), &loaded)
+        eval_over(&exprs, rows.len(), loaded)
     }
 
     /// The number of columns of the table.
@@ -629,13 +629,27 @@ pub(crate) fn columns_of(exprs: &[&TExpr]) -> Vec<usize> {
 pub(crate) fn eval_over(
     exprs: &[&TExpr],
     n: usize,
-    loaded: &[(usize, Vector)],
+    mut loaded: Vec<(usize, Vector)>,
 ) -> Result<Vec<Vector>> {
-    let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-    exprs
-        .iter()
-        .map(|e| Ok(eval(e, n, &inputs)?.into_owned()))
-        .collect()
+    let mut out = Vec::with_capacity(exprs.len());
+    for (i, e) in exprs.iter().enumerate() {
+        // A bare column no later expression reads moves into the output
+        // instead of being copied (a selected string column can be most of
+        // the query's memory).
+        let moved = e.as_col().and_then(|c| {
+            let later = exprs[i + 1..].iter().any(|x| x.columns().contains(&c));
+            let pos = loaded.iter().position(|(x, _)| *x == c)?;
+            (!later).then(|| loaded.swap_remove(pos).1)
+        });
+        match moved {
+            Some(v) => out.push(v),
+            None => {
+                let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+                out.push(eval(e, n, &inputs)?.into_owned());
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

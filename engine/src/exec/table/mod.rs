@@ -337,10 +337,37 @@ pub(crate) fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryR
     if let Some(l) = q.limit {
         idx.truncate(l as usize);
     }
-    let slots = groups.slots(&idx, &|_| true)?;
+    // Only the slots the select list reads (a key that only groups is not
+    // fetched: its strings can be most of the work).
+    let mut needed_select = vec![false; width];
+    for (_, e) in &q.select {
+        mark(e, &mut needed_select);
+    }
+    let mut slots = groups.slots(&idx, &|k| needed_select[k])?;
+    // Held while the select list is evaluated over them; the operator's
+    // output is charged when it is returned.
+    let _slots_held = plan
+        .budget
+        .hold(slots.iter().map(vector_bytes).sum(), "the result rows")?;
+    // A slot selected as it is moves into the result at its last use.
+    let mut last_use = vec![usize::MAX; width];
+    for (i, (_, e)) in q.select.iter().enumerate() {
+        e.walk(&mut |x| {
+            if let ExprKind::Ref(r) = x.kind {
+                if let Some(l) = last_use.get_mut(r) {
+                    *l = i;
+                }
+            }
+        });
+    }
     let mut columns = Vec::new();
-    for (name, e) in &q.select {
-        let v = eval(e, idx.len(), &SlotInputs(&slots))?.into_owned();
+    for (i, (name, e)) in q.select.iter().enumerate() {
+        let v = match e.kind {
+            ExprKind::Ref(r) if last_use.get(r) == Some(&i) && r < slots.len() => {
+                std::mem::replace(&mut slots[r], Vector::empty(e.ty, 0))
+            }
+            _ => eval(e, idx.len(), &SlotInputs(&slots))?.into_owned(),
+        };
         columns.push(ResultColumn {
             name: name.clone(),
             ty: e.ty,
@@ -373,7 +400,7 @@ fn exprs_at_parallel(
         .into_par_iter()
         .map(|c| Ok((c, BlockCtx::new(table, block).output_column_at(c, rows)?)))
         .collect::<Result<_>>()?;
-    crate::scan::block::eval_over(exprs, rows.len(), &loaded)
+    crate::scan::block::eval_over(exprs, rows.len(), loaded)
 }
 
 fn rows_of_block(
@@ -628,11 +655,11 @@ fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> 
         .collect();
     let mut place = vec![0u32; idx.len()];
     let mut n = 0u32;
-    for (positions, vs) in &parts {
+    for (positions, vs) in parts {
         for (a, v) in cols.iter_mut().zip(vs) {
-            a.append(v);
+            a.append_owned(v);
         }
-        for &p in positions {
+        for p in positions {
             place[p] = n;
             n += 1;
         }
@@ -679,22 +706,20 @@ fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
         .iter()
         .map(|(_, e)| Vector::empty(e.ty, 0))
         .collect();
-    for o in &outs {
-        for (a, b) in order.iter_mut().zip(&o.order) {
-            a.append(b);
+    let order_rows: usize = outs
+        .iter()
+        .map(|o| o.order.first().map_or(0, |v| v.len()))
+        .sum();
+    // Moved, not copied: each block's rows are held once.
+    for o in outs {
+        for (a, b) in order.iter_mut().zip(o.order) {
+            a.append_owned(b);
         }
-        for (a, b) in cols.iter_mut().zip(&o.cols) {
-            a.append(b);
+        for (a, b) in cols.iter_mut().zip(o.cols) {
+            a.append_owned(b);
         }
     }
-    let n = cols.first().map_or_else(
-        || {
-            outs.iter()
-                .map(|o| o.order.first().map_or(0, |v| v.len()))
-                .sum()
-        },
-        |c| c.len(),
-    );
+    let n = cols.first().map_or(order_rows, |c| c.len());
     let mut idx = sort_in_order(&q.order, &order, (0..n).collect(), keep);
     let off = (q.offset as usize).min(idx.len());
     idx.drain(..off);
@@ -715,7 +740,7 @@ fn select_rows(q: &TableQuery, cols: Vec<Vector>, rows: &[u32]) -> QueryResult {
             .map(|((name, e), v)| ResultColumn {
                 name: name.clone(),
                 ty: e.ty,
-                values: v.gather(rows),
+                values: v.into_gathered(rows),
             })
             .collect(),
     }

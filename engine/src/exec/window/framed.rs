@@ -16,6 +16,7 @@
 //!   grouping aggregation for the latter).
 
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 use super::frame::{FrameData, Part, Parts, Pieces};
 use crate::agg::accumulate::{aggregate, CallInputs, Grouping};
@@ -196,7 +197,7 @@ pub fn aggregate_partitions(
             out: &mut *out,
             meter: &mut *meter,
         };
-        if let Some(r) = with_accumulator(call, inputs.args.first(), run) {
+        if let Some(r) = with_accumulator(call, inputs.args.first().map(|a| &**a), run) {
             return r;
         }
     }
@@ -478,9 +479,13 @@ fn per_frame(
             .sum();
         let _held = meter.budget.hold(gathered, "window function arguments")?;
         let inputs = CallInputs {
-            args: all.args.iter().map(|a| a.gather(idx)).collect(),
-            filter: all.filter.as_ref().map(|f| f.gather(idx)),
-            order: all.order.iter().map(|o| o.gather(idx)).collect(),
+            args: all.args.iter().map(|a| Cow::Owned(a.gather(idx))).collect(),
+            filter: all.filter.as_ref().map(|f| Cow::Owned(f.gather(idx))),
+            order: all
+                .order
+                .iter()
+                .map(|o| Cow::Owned(o.gather(idx)))
+                .collect(),
         };
         let values = aggregate(call, &inputs, &g)?;
         meter.append_gathered(out, &values, rows_group)?;
@@ -492,6 +497,7 @@ fn per_frame(
     let gathered: Vec<&Vector> = (all.args.iter())
         .chain(&all.filter)
         .chain(&all.order)
+        .map(|v| &**v)
         .collect();
     let wide = gathered
         .iter()

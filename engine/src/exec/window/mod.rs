@@ -17,6 +17,7 @@ pub mod funcs;
 pub mod sort;
 
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 use super::{Batch, ExecCtx, Operator};
 use crate::agg::accumulate::CallInputs;
@@ -286,12 +287,20 @@ impl WindowOp {
         match &call.func {
             WindowFunc::Aggregate(a) => {
                 agg_inputs = CallInputs {
-                    args: a.args.iter().map(&sorted_eval).collect::<Result<_>>()?,
-                    filter: a.filter.as_ref().map(&sorted_eval).transpose()?,
+                    args: a
+                        .args
+                        .iter()
+                        .map(|e| sorted_eval(e).map(Cow::Owned))
+                        .collect::<Result<_>>()?,
+                    filter: a
+                        .filter
+                        .as_ref()
+                        .map(|e| sorted_eval(e).map(Cow::Owned))
+                        .transpose()?,
                     order: a
                         .order
                         .iter()
-                        .map(|o| sorted_eval(&o.expr))
+                        .map(|o| sorted_eval(&o.expr).map(Cow::Owned))
                         .collect::<Result<_>>()?,
                 };
             }
@@ -305,9 +314,12 @@ impl WindowOp {
         let held: u64 = [args.x.as_ref(), args.default.as_ref()]
             .into_iter()
             .flatten()
-            .chain(&agg_inputs.args)
-            .chain(&agg_inputs.filter)
-            .chain(&agg_inputs.order)
+            .chain(
+                (agg_inputs.args.iter())
+                    .chain(&agg_inputs.filter)
+                    .chain(&agg_inputs.order)
+                    .map(|v| &**v),
+            )
             .map(vector_bytes)
             .sum();
         let _held = ctx.budget.hold(held, "window function arguments")?;
