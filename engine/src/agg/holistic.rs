@@ -106,8 +106,8 @@ fn to_f64(v: &Value) -> f64 {
 /// DuckDB's linear interpolation `d` of the way from `lo` to `hi`:
 /// doubles by `fma(lo, 1 - d, hi * d)`, integers as doubles, FLOAT in
 /// double then rounded, DECIMALs truncated towards zero (wide ones add the
-/// truncated step), timestamps (and dates, as timestamps) rounded to the
-/// microsecond.
+/// truncated step), timestamps (and dates, as timestamps) interpolated in
+/// doubles and rounded to the microsecond.
 pub fn interpolate(lo: &Value, hi: &Value, d: f64, ty: LType) -> Value {
     if matches!(lo, Value::Null) || matches!(hi, Value::Null) {
         return Value::Null;
@@ -143,9 +143,11 @@ pub fn interpolate(lo: &Value, hi: &Value, d: f64, ty: LType) -> Value {
                 (_, Value::Int(x)) => *x,
                 _ => 0,
             };
-            let (l, h) = (micros(lo), micros(hi));
-            let step = (h.wrapping_sub(l) as f64 * d).round() as i64;
-            Value::Int(l.wrapping_add(step))
+            // As DuckDB: `llround(lo * (1 - d) + hi * d)` in doubles, which
+            // no distance between the ends overflows (from year -195905 to
+            // 111940 passes i64's range).
+            let (l, h) = (micros(lo) as f64, micros(hi) as f64);
+            Value::Int(l.mul_add(1.0 - d, h * d).round() as i64)
         }
         _ => lo.clone(),
     }
