@@ -51,6 +51,24 @@ impl GroupRows<'_> {
         let nkeys = self.agg.keys.len();
         let mut parts: Vec<Option<Vector>> = vec![None; self.plan.base_parts];
         let mut slots = Vec::with_capacity(nkeys + self.agg.aggs.len());
+        // The last wanted key reading each part: there the part is moved
+        // into the slot instead of copied.
+        let mut last_reader: Vec<Option<usize>> = vec![None; self.plan.base_parts];
+        for (k, src) in self.plan.keys.iter().enumerate().filter(|(k, _)| want(*k)) {
+            let reads: Vec<usize> = match src {
+                KeySource::Part(i) => vec![*i],
+                KeySource::Dependent(e) => e
+                    .columns()
+                    .into_iter()
+                    .filter_map(|c| self.part_of_column(c))
+                    .collect(),
+            };
+            for i in reads {
+                if let Some(r) = last_reader.get_mut(i) {
+                    *r = Some(k);
+                }
+            }
+        }
         for (k, src) in self.plan.keys.iter().enumerate() {
             let ty = self.agg.keys[k].ty;
             if !want(k) {
@@ -58,8 +76,7 @@ impl GroupRows<'_> {
                 continue;
             }
             slots.push(match src {
-                // The part itself where no later key needs it again.
-                KeySource::Part(i) if !self.needed_after(k, *i, want) => {
+                KeySource::Part(i) if last_reader.get(*i) == Some(&Some(k)) => {
                     self.part(&mut parts, *i, idx)?;
                     parts[*i].take().unwrap_or_else(|| Vector::empty(ty, 0))
                 }
@@ -68,14 +85,7 @@ impl GroupRows<'_> {
                     // The expression's columns are raw key parts.
                     let mut need = Vec::new();
                     for c in e.columns() {
-                        let pi =
-                            self.plan.keys.iter().zip(&self.agg.keys).find_map(
-                                |(s, key)| match s {
-                                    KeySource::Part(i) if key.as_col() == Some(c) => Some(*i),
-                                    _ => None,
-                                },
-                            );
-                        match pi {
+                        match self.part_of_column(c) {
                             Some(i) => need.push((c, i)),
                             None => return internal("dependent key without its column"),
                         }
@@ -105,19 +115,17 @@ impl GroupRows<'_> {
         Ok(slots)
     }
 
-    /// Whether a wanted key after key `k` reads key part `i`.
-    fn needed_after(&self, k: usize, i: usize, want: &dyn Fn(usize) -> bool) -> bool {
-        self.plan.keys.iter().enumerate().skip(k + 1).any(|(j, src)| {
-            want(j)
-                && match src {
-                    KeySource::Part(p) => *p == i,
-                    KeySource::Dependent(e) => e.columns().into_iter().any(|c| {
-                        self.plan.keys.iter().zip(&self.agg.keys).any(
-                            |(s, key)| matches!(s, KeySource::Part(p) if *p == i && key.as_col() == Some(c)),
-                        )
-                    }),
-                }
-        })
+    /// The key part holding column `c` as a raw key (what a dependent
+    /// key's columns are).
+    fn part_of_column(&self, c: usize) -> Option<usize> {
+        self.plan
+            .keys
+            .iter()
+            .zip(&self.agg.keys)
+            .find_map(|(s, key)| match s {
+                KeySource::Part(i) if key.as_col() == Some(c) => Some(*i),
+                _ => None,
+            })
     }
 
     /// Key part `i` at groups `idx`, computed once into `cache`.

@@ -631,15 +631,25 @@ pub(crate) fn eval_over(
     n: usize,
     mut loaded: Vec<(usize, Vector)>,
 ) -> Result<Vec<Vector>> {
+    // The last expression reading each loaded column: a bare column read
+    // by no later expression moves into the output instead of being copied
+    // (a selected string column can be most of the query's memory).
+    let mut last_use = vec![usize::MAX; loaded.len()];
+    for (i, e) in exprs.iter().enumerate() {
+        for c in e.columns() {
+            if let Some(p) = loaded.iter().position(|(x, _)| *x == c) {
+                last_use[p] = i;
+            }
+        }
+    }
     let mut out = Vec::with_capacity(exprs.len());
     for (i, e) in exprs.iter().enumerate() {
-        // A bare column no later expression reads moves into the output
-        // instead of being copied (a selected string column can be most of
-        // the query's memory).
         let moved = e.as_col().and_then(|c| {
-            let later = exprs[i + 1..].iter().any(|x| x.columns().contains(&c));
             let pos = loaded.iter().position(|(x, _)| *x == c)?;
-            (!later).then(|| loaded.swap_remove(pos).1)
+            (last_use[pos] == i).then(|| {
+                last_use.swap_remove(pos);
+                loaded.swap_remove(pos).1
+            })
         });
         match moved {
             Some(v) => out.push(v),

@@ -337,19 +337,10 @@ pub(crate) fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryR
     if let Some(l) = q.limit {
         idx.truncate(l as usize);
     }
-    // Only the slots the select list reads (a key that only groups is not
-    // fetched: its strings can be most of the work).
-    let mut needed_select = vec![false; width];
-    for (_, e) in &q.select {
-        mark(e, &mut needed_select);
-    }
-    let mut slots = groups.slots(&idx, &|k| needed_select[k])?;
-    // Held while the select list is evaluated over them; the operator's
-    // output is charged when it is returned.
-    let _slots_held = plan
-        .budget
-        .hold(slots.iter().map(vector_bytes).sum(), "the result rows")?;
-    // A slot selected as it is moves into the result at its last use.
+    // The last select item reading each slot. Only slots the select list
+    // reads are computed (a key that only groups is not fetched: its
+    // strings can be most of the work), and a slot selected as it is moves
+    // into the result at its last use.
     let mut last_use = vec![usize::MAX; width];
     for (i, (_, e)) in q.select.iter().enumerate() {
         e.walk(&mut |x| {
@@ -360,6 +351,12 @@ pub(crate) fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryR
             }
         });
     }
+    let mut slots = groups.slots(&idx, &|k| last_use[k] != usize::MAX)?;
+    // Held while the select list is evaluated over them; the operator's
+    // output is charged when it is returned.
+    let _slots_held = plan
+        .budget
+        .hold(slots.iter().map(vector_bytes).sum(), "the result rows")?;
     let mut columns = Vec::new();
     for (i, (name, e)) in q.select.iter().enumerate() {
         let v = match e.kind {
