@@ -150,11 +150,14 @@ pub(crate) fn contains_agg(e: &SqlExpr) -> bool {
     })
 }
 
-/// Replaces every subtree equal to a group key by a reference to it
-/// (constants too, as DuckDB does: under ROLLUP a constant key is NULL
-/// where its set leaves it out, and so is every equal constant).
+/// Replaces every subtree equal to a group key by a reference to it.
+///
+/// Constants are left alone: DuckDB matches a constant key by how it is
+/// written, so under ROLLUP(1 + 1) the key `1 + 1` is NULL where its set
+/// leaves it out but a `2` stays 2. The binder finds such keys before they
+/// fold (`ExprBinder::written_keys`).
 pub(crate) fn replace_keys(mut e: TExpr, keys: &[TExpr]) -> TExpr {
-    if !matches!(e.kind, ExprKind::Ref(_)) {
+    if !matches!(e.kind, ExprKind::Ref(_) | ExprKind::Lit(_)) {
         if let Some(k) = keys.iter().position(|k| *k == e) {
             return TExpr {
                 kind: ExprKind::Ref(k),

@@ -66,6 +66,10 @@ pub(crate) struct ExprBinder<'a> {
     pub binder: Option<&'a Binder<'a>>,
     /// The subqueries met, in order (`ExprKind::Subquery(i)` is the `i`-th).
     pub subqueries: Vec<BoundSubquery>,
+    /// Grouping-set keys matched by how they are written (the SQL, and the
+    /// key's slot): a constant key folds away, yet where a set leaves it out
+    /// an expression written over it reads NULL, as in DuckDB.
+    pub written_keys: Vec<(SqlExpr, TExpr)>,
 }
 
 impl<'a> ExprBinder<'a> {
@@ -80,6 +84,7 @@ impl<'a> ExprBinder<'a> {
             expanding: Vec::new(),
             binder: None,
             subqueries: Vec::new(),
+            written_keys: Vec::new(),
         }
     }
 
@@ -249,11 +254,29 @@ impl<'a> ExprBinder<'a> {
         self.depth += 1;
         let r = if self.depth > MAX_EXPR_DEPTH {
             Err(too_deep())
+        } else if let Some(slot) = self.written_key(e) {
+            Ok(slot)
         } else {
             self.expr_inner(e).and_then(fold)
         };
         self.depth -= 1;
         r
+    }
+
+    /// The slot of the grouping-set key written as `e`, outside aggregate
+    /// arguments (which read the input rows).
+    fn written_key(&self, e: &SqlExpr) -> Option<TExpr> {
+        if self.written_keys.is_empty() || self.aggs.is_none() {
+            return None;
+        }
+        let mut e = e;
+        while let SqlExpr::Nested(inner) = e {
+            e = inner;
+        }
+        self.written_keys
+            .iter()
+            .find(|(k, _)| k == e)
+            .map(|(_, slot)| slot.clone())
     }
 
     fn expr_inner(&mut self, e: &SqlExpr) -> Result<TExpr> {

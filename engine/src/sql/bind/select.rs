@@ -301,6 +301,9 @@ impl Binder<'_> {
                 aggs: Vec::new(),
                 nkeys: keys.len(),
             });
+            if sets.is_some() {
+                b.written_keys = constant_keys(&keys, &key_src);
+            }
             b.windows = Some(WindowCtx::new(&sel.named_window)?);
             let mut post_items = Vec::with_capacity(items.len());
             for it in &items {
@@ -613,6 +616,24 @@ fn bind_items(items: &[Item], b: &mut ExprBinder) -> Result<Vec<(String, TExpr)>
         out.push((it.name.clone(), e));
     }
     Ok(out)
+}
+
+/// The grouping keys that fold to a constant, by how they are written,
+/// each with its slot: an expression over such a key must still find it
+/// (see [`ExprBinder::written_keys`]).
+fn constant_keys(keys: &[TExpr], sources: &[&KeySource<'_>]) -> Vec<(SqlExpr, TExpr)> {
+    keys.iter()
+        .zip(sources)
+        .enumerate()
+        .filter(|(_, (k, _))| k.as_lit().is_some())
+        .filter_map(|(i, (k, src))| {
+            let slot = TExpr {
+                kind: ExprKind::Ref(i),
+                ty: k.ty,
+            };
+            src.sql().map(|sql| (sql.clone(), slot))
+        })
+        .collect()
 }
 
 /// An expression bound over the FROM scope with aggregates as slots,
