@@ -12,10 +12,11 @@ use strata_format::Table;
 use crate::agg::func::Aggregation;
 use crate::agg::group::{GroupSpec, KeyPart, PartKind};
 use crate::agg::plan::{AggPlan, KeySource};
+use crate::budget::Budget;
 use crate::error::{internal, EngineError, Result};
 use crate::expr::{eval, Columns, Inputs, TExpr};
 use crate::scan::block::BlockCtx;
-use crate::value::{value_of_key, LType, Value, Vector};
+use crate::value::{value_of_key, Data, LType, Value, Vector};
 
 /// Merged groups (rows of key words then states) ready to be turned into
 /// result slots.
@@ -32,6 +33,9 @@ pub struct GroupRows<'a> {
     pub table: &'a Table,
     /// Offset of the first state word in a row.
     pub kb: usize,
+    /// The query's memory budget, charged for strings while they are
+    /// fetched (before the caller holds the finished slots).
+    pub budget: &'a Budget,
 }
 
 impl GroupRows<'_> {
@@ -154,7 +158,7 @@ impl GroupRows<'_> {
             rows.clone().map(|r| (!is_null(r)).then(|| r[w])).collect()
         };
         Ok(match p.kind {
-            PartKind::RawStr(col) => fetch_strings(self.table, col, &witnesses())?,
+            PartKind::RawStr(col) => fetch_strings(self.table, col, &witnesses(), self.budget)?,
             _ if p.expr.ty == LType::Varchar => {
                 fetch_expr_strings(self.table, &p.expr, &witnesses())?
             }
@@ -208,28 +212,64 @@ fn by_block(witnesses: &[Option<u64>]) -> std::collections::BTreeMap<usize, Vec<
 }
 
 /// The strings of column `col` at the (block, value) `witnesses`.
-fn fetch_strings(table: &Table, col: usize, witnesses: &[Option<u64>]) -> Result<Vector> {
-    let mut out: Vec<Option<Vec<u8>>> = vec![None; witnesses.len()];
-    let fetched: Vec<Vec<(usize, Option<Vec<u8>>)>> = by_block(witnesses)
+///
+/// Each block's strings are charged to `budget` as they arrive, so a result
+/// too large for the limit stops before all of it is in memory; they move
+/// into the vector uncopied, and the charge is given back once it is built
+/// (the caller holds the slots it returns).
+fn fetch_strings(
+    table: &Table,
+    col: usize,
+    witnesses: &[Option<u64>],
+    budget: &Budget,
+) -> Result<Vector> {
+    let charged = std::sync::atomic::AtomicU64::new(0);
+    let fetched: Result<Vec<Vec<(usize, Option<Vec<u8>>)>>> = by_block(witnesses)
         .into_par_iter()
         .map(|(b, items)| {
             let ctx = BlockCtx::new(table, b);
-            let vals: Vec<u32> = items.iter().map(|x| x.1).collect();
-            let strs = ctx.strings_of(col, &vals)?;
-            Ok(items.iter().map(|x| x.0).zip(strs).collect())
+            let mut out = Vec::with_capacity(items.len());
+            for batch in items.chunks(FETCH_BATCH) {
+                let vals: Vec<u32> = batch.iter().map(|x| x.1).collect();
+                let strs = ctx.strings_of(col, &vals)?;
+                let bytes: u64 = strs
+                    .iter()
+                    .map(|s| s.as_ref().map_or(0, |s| s.len() as u64) + STRING_OVERHEAD)
+                    .sum();
+                charged.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+                budget.charge(bytes, "the result strings")?;
+                out.extend(batch.iter().map(|x| x.0).zip(strs));
+            }
+            Ok(out)
         })
-        .collect::<Result<_>>()?;
-    for list in fetched {
-        for (i, s) in list {
-            out[i] = s;
+        .collect();
+    let built = fetched.map(|fetched| {
+        let mut strs: Vec<Vec<u8>> = vec![Vec::new(); witnesses.len()];
+        let mut nulls = vec![true; witnesses.len()];
+        for list in fetched {
+            for (i, s) in list {
+                if let Some(s) = s {
+                    strs[i] = s;
+                    nulls[i] = false;
+                }
+            }
         }
-    }
-    let mut v = Vector::empty(LType::Varchar, out.len());
-    for s in out {
-        v.push(&s.map_or(Value::Null, Value::Str));
-    }
-    Ok(v)
+        Vector {
+            ty: LType::Varchar,
+            data: Data::Str(strs),
+            nulls: nulls.contains(&true).then_some(nulls),
+        }
+    });
+    budget.release(charged.into_inner());
+    built
 }
+
+/// Strings fetched between two charges to the budget: what a refused query
+/// may hold past its limit, per thread.
+const FETCH_BATCH: usize = 1024;
+
+/// What a string costs beside its bytes (its `Vec` header).
+const STRING_OVERHEAD: u64 = std::mem::size_of::<Vec<u8>>() as u64;
 
 /// The values of `expr` at the (block, row) `witnesses` (NULL where none).
 fn fetch_expr_strings(table: &Table, expr: &TExpr, witnesses: &[Option<u64>]) -> Result<Vector> {

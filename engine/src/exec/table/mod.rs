@@ -261,6 +261,7 @@ pub(crate) fn run_agg(plan: &Plan, ap: &AggPlan, table: &Table) -> Result<QueryR
         agg,
         table,
         kb,
+        budget: &plan.budget,
     };
     let n = groups.len();
 
