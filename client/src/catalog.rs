@@ -45,6 +45,8 @@ pub struct FileCatalog {
     dir: PathBuf,
     cache: Arc<FileCache>,
     threads: usize,
+    /// The per-query memory limit, which loads of files keep to too.
+    memory_limit: Option<u64>,
     progress: Option<LoadProgress>,
 }
 
@@ -66,8 +68,16 @@ impl FileCatalog {
             dir: dir.to_path_buf(),
             cache,
             threads,
+            memory_limit: None,
             progress: None,
         }
+    }
+
+    /// Loads files with blocks small enough for `limit` bytes of working
+    /// memory (see [`IngestOptions::memory_limit`]).
+    pub(crate) fn with_memory_limit(mut self, limit: Option<u64>) -> FileCatalog {
+        self.memory_limit = limit;
+        self
     }
 
     /// Reports loads to `progress`.
@@ -178,7 +188,10 @@ impl Catalog for FileCatalog {
             Source::Files(spec) => {
                 let loader = FileLoader {
                     catalog: self,
-                    options: spec.read.ingest_options(self.threads)?,
+                    options: IngestOptions {
+                        memory_limit: self.memory_limit,
+                        ..spec.read.ingest_options(self.threads)?
+                    },
                 };
                 self.cache.table(&spec, words.get(), &loader)
             }

@@ -174,10 +174,13 @@ impl Database {
                 source: std::io::Error::other("not a directory"),
             });
         }
+        let engine = engine(&options)?;
+        let catalog = FileCatalog::new(&dir, Arc::new(options.file_cache()), options.threads)
+            .with_memory_limit(engine.memory_limit());
         Ok(Database {
-            catalog: FileCatalog::new(&dir, Arc::new(options.file_cache()), options.threads),
+            catalog,
             dir,
-            engine: engine(&options)?,
+            engine,
         })
     }
 

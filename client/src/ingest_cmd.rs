@@ -118,6 +118,12 @@ pub struct IngestArgs {
     #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
     threads: usize,
 
+    /// Working memory to stay under (e.g. 2GB): blocks get fewer rows than
+    /// --block-rows where wide rows would need more [default: no limit,
+    /// about (threads + 2) blocks of input in flight].
+    #[arg(long, value_name = "SIZE", value_parser = crate::cmd_query::parse_memory_limit)]
+    memory_limit: Option<u64>,
+
     /// Add the rows to an existing table (atomically: readers see the old or
     /// the new table, never a mix).
     #[arg(long)]
@@ -234,6 +240,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<()> {
         max_rows: None,
         sort_by,
         cancel: Some(cancel.clone()),
+        memory_limit: args.memory_limit,
     };
     let table_name = args
         .table

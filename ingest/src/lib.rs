@@ -111,11 +111,23 @@ pub struct IngestOptions {
     /// With `append`, the new rows are sorted among themselves. `None` or
     /// empty keeps the input order.
     pub sort_by: Option<Vec<String>>,
+    /// Working memory the ingest aims to stay under: blocks get fewer rows
+    /// (never fewer than [`MIN_LIMITED_BLOCK_ROWS`]) where the blocks in
+    /// flight, estimated from the input's bytes per row, would need more.
+    /// `None` keeps `block_rows`.
+    pub memory_limit: Option<u64>,
     /// Once set (from another thread: a Ctrl-C handler), the ingest stops
     /// at its next block with [`IngestError::Interrupted`], leaving no table
     /// (or the table as it was).
     pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
+
+/// The fewest rows per block a memory limit lowers blocks to.
+pub const MIN_LIMITED_BLOCK_ROWS: usize = 4096;
+
+/// Working memory of a block in flight per byte of its input, as measured
+/// on wide string rows (a 520-byte string column: 2.9).
+const BYTES_PER_INPUT_BYTE: u64 = 4;
 
 impl Default for IngestOptions {
     fn default() -> Self {
@@ -138,6 +150,7 @@ impl Default for IngestOptions {
             max_rows: None,
             sort_by: None,
             cancel: None,
+            memory_limit: None,
         }
     }
 }
@@ -149,6 +162,20 @@ impl IngestOptions {
             Some(c) if c.load(Ordering::Relaxed) => Err(IngestError::Interrupted),
             _ => Ok(()),
         }
+    }
+
+    /// Rows per block for an input of about `bytes_per_row` on `threads`
+    /// workers: `block_rows`, or fewer where [`IngestOptions::memory_limit`]
+    /// needs it. The pipeline holds `threads + 2` blocks in flight, each
+    /// about [`BYTES_PER_INPUT_BYTE`] times its input (text, parsed columns,
+    /// encoded form).
+    fn limited_block_rows(&self, block_rows: usize, threads: usize, bytes_per_row: u64) -> usize {
+        let Some(limit) = self.memory_limit else {
+            return block_rows;
+        };
+        let per_block = (threads as u64 + 2) * BYTES_PER_INPUT_BYTE * bytes_per_row.max(1);
+        let rows = usize::try_from(limit / per_block).unwrap_or(usize::MAX);
+        rows.clamp(MIN_LIMITED_BLOCK_ROWS.min(block_rows), block_rows)
     }
 
     /// The encoder's choices these options make.
@@ -565,14 +592,20 @@ impl Run<'_> {
             }
             None => None,
         };
+        let bytes_per_row = opened.as_ref().and_then(parquet::OpenedFile::bytes_per_row);
         let (writer, schema, source) = self.writer(appender, given)?;
-        let block_rows = writer.block_rows();
+        let write_rows = writer.block_rows();
         on_event(Event::Schema {
             schema: &schema,
             source,
         });
         let sink = self.sink(&schema)?;
         let mut pipeline = Pipeline::new(writer, self.options.threads, self.options.max_errors)?;
+        let threads = pipeline.pool().current_num_threads();
+        let block_rows = match bytes_per_row {
+            Some(b) => self.options.limited_block_rows(write_rows, threads, b),
+            None => write_rows,
+        };
         let mut src = parquet::ParquetSource::new(
             self.paths.clone(),
             schema.clone(),
@@ -648,7 +681,9 @@ impl Run<'_> {
         let mut sampled = 0;
         // A query's load may name no column (only rows are counted then):
         // read no more than the inference sample before knowing.
-        let first_rows = if opts.columns.is_some() {
+        // So may one under a memory limit, which may lower the block size
+        // once the sample shows the bytes per row.
+        let first_rows = if opts.columns.is_some() || opts.memory_limit.is_some() {
             opts.block_rows.min(infer::SAMPLE_ROWS)
         } else {
             opts.block_rows
@@ -698,7 +733,8 @@ impl Run<'_> {
             None => (None, 0, None),
         };
         let (writer, schema, source) = self.writer(appender, given)?;
-        let block_rows = writer.block_rows();
+        let sample_bytes: usize = queue.iter().map(RawBlock::bytes).sum();
+        let bytes_per_row = (sample_bytes / sampled.max(1)) as u64;
         let source_index = source_index.unwrap_or_else(|| (0..schema.fields.len()).collect());
         let record_fields = record_fields.max(schema.fields.len());
         on_event(Event::Schema {
@@ -716,7 +752,14 @@ impl Run<'_> {
             max_errors: opts.max_errors,
         });
         let sink = self.sink(&schema)?;
+        let write_rows = writer.block_rows();
         let mut pipeline = Pipeline::new(writer, opts.threads, opts.max_errors)?;
+        let threads = pipeline.pool().current_num_threads();
+        let block_rows = if schema.fields.is_empty() {
+            write_rows
+        } else {
+            opts.limited_block_rows(write_rows, threads, bytes_per_row)
+        };
         if schema.fields.is_empty() {
             // No column chosen: count the records, split no field.
             drop(queue);
@@ -793,6 +836,24 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_memory_limit_lowers_the_block_size() {
+        let mut o = IngestOptions::default();
+        assert_eq!(o.limited_block_rows(1 << 19, 2, 500), 1 << 19);
+        // 4 blocks in flight, 4 bytes per input byte: 500 rows per MB.
+        o.memory_limit = Some(50_000_000);
+        assert_eq!(o.limited_block_rows(1 << 19, 2, 500), 6250);
+        // Never below the floor, nor above the table's block size.
+        o.memory_limit = Some(1_000);
+        assert_eq!(
+            o.limited_block_rows(1 << 19, 2, 500),
+            MIN_LIMITED_BLOCK_ROWS
+        );
+        assert_eq!(o.limited_block_rows(100, 2, 500), 100);
+        o.memory_limit = Some(u64::MAX);
+        assert_eq!(o.limited_block_rows(1 << 19, 2, 0), 1 << 19);
+    }
 
     fn ingest(
         input: &Path,

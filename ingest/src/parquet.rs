@@ -282,6 +282,20 @@ pub struct OpenedFile {
     reader: Reader,
 }
 
+impl OpenedFile {
+    /// The file's uncompressed bytes per row, from its row groups' metadata
+    /// (`None` without rows).
+    pub fn bytes_per_row(&self) -> Option<u64> {
+        let meta = self.reader.metadata();
+        let (mut bytes, mut rows) = (0u64, 0u64);
+        for g in meta.row_groups() {
+            bytes += u64::try_from(g.total_byte_size()).unwrap_or(0);
+            rows += u64::try_from(g.num_rows()).unwrap_or(0);
+        }
+        (rows > 0).then(|| bytes.div_ceil(rows))
+    }
+}
+
 /// Opens a Parquet file and reads its schema from its metadata.
 pub fn open_with_schema(path: &Path) -> Result<(Schema, OpenedFile)> {
     let reader = open(path)?;

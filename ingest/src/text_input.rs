@@ -26,6 +26,11 @@ pub struct RawBlock {
 }
 
 impl RawBlock {
+    /// Bytes of its records' text.
+    pub fn bytes(&self) -> usize {
+        self.data.len()
+    }
+
     /// Empties the block, keeping its buffers.
     pub fn clear(&mut self) {
         self.data.clear();
