@@ -143,11 +143,18 @@ pub fn interpolate(lo: &Value, hi: &Value, d: f64, ty: LType) -> Value {
                 (_, Value::Int(x)) => *x,
                 _ => 0,
             };
-            // As DuckDB: `llround(lo * (1 - d) + hi * d)` in doubles, which
-            // no distance between the ends overflows (from year -195905 to
-            // 111940 passes i64's range).
-            let (l, h) = (micros(lo) as f64, micros(hi) as f64);
-            Value::Int(l.mul_add(1.0 - d, h * d).round() as i64)
+            // As DuckDB: the rounded step from `lo`, exact to the
+            // microsecond; where the distance between the ends overflows
+            // i64 (from year -195905 to 111940), `llround(lo * (1 - d) +
+            // hi * d)` in doubles.
+            let (l, h) = (micros(lo), micros(hi));
+            match h.checked_sub(l) {
+                Some(delta) => Value::Int(l.saturating_add((delta as f64 * d).round() as i64)),
+                None => {
+                    let (l, h) = (l as f64, h as f64);
+                    Value::Int(l.mul_add(1.0 - d, h * d).round() as i64)
+                }
+            }
         }
         _ => lo.clone(),
     }
