@@ -101,11 +101,44 @@ def _resolve(
     return out
 
 
+#: Link directories are named for their process: one whose process is gone
+#: (a Ray worker is often killed, its exit handlers never run) is removed by
+#: the next one made on the machine.
+_LINKS_PREFIX = "strata-ray-links-"
+
+
+def _sweep_link_dirs() -> None:
+    """Removes the link directories of processes no longer running."""
+    tmp = tempfile.gettempdir()
+    try:
+        names = os.listdir(tmp)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(_LINKS_PREFIX):
+            continue
+        pid = name[len(_LINKS_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 @contextlib.contextmanager
 def _catalog(tables: Dict[str, str], threads: Optional[int]) -> Iterator["_strata.Database"]:
     """A database whose tables are ``tables`` (name to directory), through a
     private directory of links, removed afterwards."""
-    d = tempfile.mkdtemp(prefix="strata-ray-")
+    _sweep_link_dirs()
+    d = tempfile.mkdtemp(prefix=f"{_LINKS_PREFIX}{os.getpid()}-")
     try:
         for name, path in tables.items():
             os.symlink(path, os.path.join(d, name))

@@ -239,3 +239,25 @@ def test_tpch_queries_that_split_match_the_single_process_answers(tpch):
         split.append(q)
     print(f"TPC-H split and matched: {split}; cannot be split: {refused}")
     assert {1, 6} <= set(split)
+
+
+def test_link_directories_of_ended_processes_are_swept():
+    """A Ray worker is often killed without running its exit handlers: the
+    directory of table links it made is removed by the next one made."""
+    import tempfile
+
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    tmp = tempfile.gettempdir()
+    stale = os.path.join(tmp, f"strata-ray-links-{ended.pid}-x")
+    live = os.path.join(tmp, f"strata-ray-links-{os.getpid()}-x")
+    for d in (stale, live):
+        os.makedirs(d, exist_ok=True)
+    try:
+        with strata.ray._catalog({}, 1):
+            pass
+        assert not os.path.exists(stale)
+        assert os.path.isdir(live)
+    finally:
+        for d in (stale, live):
+            shutil.rmtree(d, ignore_errors=True)
