@@ -4,7 +4,7 @@
 use sqlparser::ast as sql;
 
 use crate::error::{invalid, unsupported, EngineError, Result};
-use crate::expr::{eval, Columns, DatePart, TExpr};
+use crate::expr::{eval, Columns, DatePart, ExprKind, TExpr};
 use crate::value::{LType, Value};
 
 /// A number written with a decimal point and no exponent, typed as DuckDB
@@ -129,7 +129,19 @@ pub(crate) fn date_part(s: &str) -> Result<DatePart> {
 /// Folds an expression whose leaves are all constants into a constant. One
 /// whose evaluation fails (an overflow, a bad cast) stays as it is, to
 /// fail where it is evaluated: on no rows, never (as in DuckDB).
+///
+/// An operator that is NULL whenever an operand is (arithmetic, comparison,
+/// CAST, LIKE, ...) with a NULL constant operand is NULL without its other
+/// operands being evaluated, as DuckDB folds it: `x + NULL <> CAST(x AS
+/// DECIMAL(4, 4))` is NULL even where the cast would fail.
 pub(crate) fn fold(e: TExpr) -> Result<TExpr> {
+    if propagates_null(&e)
+        && e.children()
+            .iter()
+            .any(|c| matches!(c.as_lit(), Some(Value::Null)))
+    {
+        return Ok(TExpr::lit(Value::Null, e.ty));
+    }
     if e.as_lit().is_some() || !e.is_constant() || e.children().is_empty() {
         return Ok(e);
     }
@@ -144,4 +156,19 @@ pub(crate) fn fold(e: TExpr) -> Result<TExpr> {
         e.ty
     };
     Ok(TExpr::lit(val, ty))
+}
+
+/// Whether `e` is NULL whenever one of its operands is.
+fn propagates_null(e: &TExpr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Neg(_)
+            | ExprKind::Arith(..)
+            | ExprKind::Cmp(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Extract(..)
+            | ExprKind::DateTrunc(..)
+            | ExprKind::StrLen(_)
+            | ExprKind::Like(..)
+    )
 }
