@@ -40,8 +40,20 @@ impl Operator for SetOp {
     }
 
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
-        let l = ctx.run(self.left.as_ref())?;
-        let r = ctx.run(self.right.as_ref())?;
+        // INTERSECT of an empty right side is empty: the left side is not
+        // run (nor its errors raised), as DuckDB, which builds on the right.
+        let (l, r) = if self.kind == SetOpKind::Intersect {
+            let r = ctx.run(self.right.as_ref())?;
+            if r.rows == 0 {
+                return Ok(r);
+            }
+            (ctx.run(self.left.as_ref())?, r)
+        } else {
+            (
+                ctx.run(self.left.as_ref())?,
+                ctx.run(self.right.as_ref())?,
+            )
+        };
         let nl = l.rows;
         // Both sides as one batch: left rows first.
         let mut columns: Vec<Vector> = l.columns;
