@@ -518,13 +518,29 @@ impl<'t> BlockCtx<'t> {
     /// parts reading one column are evaluated at its distinct values where
     /// that is less work (see [`crate::scan::lift`]).
     pub fn eval_at(&self, rows: &[u32], exprs: &[&TExpr]) -> Result<Vec<Vector>> {
+        self.eval_at_charged(rows, exprs, &|_| Ok(()))
+    }
+
+    /// [`BlockCtx::eval_at`], calling `charge` with the bytes of each column
+    /// as it is loaded: a query over its memory limit stops after one
+    /// column too many, not after all of them.
+    pub fn eval_at_charged(
+        &self,
+        rows: &[u32],
+        exprs: &[&TExpr],
+        charge: &dyn Fn(u64) -> Result<()>,
+    ) -> Result<Vec<Vector>> {
         let lifted = crate::scan::lift::lift(self, rows, exprs)?;
         let exprs: Vec<&TExpr> = lifted.exprs.iter().collect();
         let base = self.column_count();
         let mut loaded = columns_of(&exprs)
             .into_iter()
             .filter(|&c| c < base)
-            .map(|c| Ok((c, self.column_at(c, rows)?)))
+            .map(|c| {
+                let v = self.column_at(c, rows)?;
+                charge(crate::budget::vector_bytes(&v))?;
+                Ok((c, v))
+            })
             .collect::<Result<Vec<_>>>()?;
         loaded.extend(lifted.columns);
         eval_over(&exprs, rows.len(), loaded)

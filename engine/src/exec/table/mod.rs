@@ -436,7 +436,14 @@ fn rows_of_block(
     if sel == Sel::Empty {
         rows.clear();
     }
-    let load = |rows: &[u32], exprs: &[&TExpr]| ctx.eval_at(rows, exprs);
+    // Columns are charged as they load; the charge is settled against the
+    // rows returned at the end.
+    let charged = std::cell::Cell::new(0u64);
+    let charge = |bytes: u64| {
+        charged.set(charged.get() + bytes);
+        plan.budget.charge(bytes, "the result rows")
+    };
+    let load = |rows: &[u32], exprs: &[&TExpr]| ctx.eval_at_charged(rows, exprs, &charge);
     let order_exprs: Vec<&TExpr> = q.order.iter().map(|o| &o.expr).collect();
     let mut order = None;
     if q.order.is_empty() {
@@ -460,8 +467,11 @@ fn rows_of_block(
         None => load(&rows, &order_exprs)?,
     };
     let cols = load(&rows, &sel_exprs)?;
-    let bytes = order.iter().chain(&cols).map(vector_bytes).sum();
-    plan.budget.charge(bytes, "the result rows")?;
+    let bytes: u64 = order.iter().chain(&cols).map(vector_bytes).sum();
+    match bytes.checked_sub(charged.get()) {
+        Some(more) => plan.budget.charge(more, "the result rows")?,
+        None => plan.budget.release(charged.get() - bytes),
+    }
     Ok(RowsOut {
         order,
         cols,
