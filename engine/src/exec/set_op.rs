@@ -49,10 +49,7 @@ impl Operator for SetOp {
             }
             (ctx.run(self.left.as_ref())?, r)
         } else {
-            (
-                ctx.run(self.left.as_ref())?,
-                ctx.run(self.right.as_ref())?,
-            )
+            (ctx.run(self.left.as_ref())?, ctx.run(self.right.as_ref())?)
         };
         let nl = l.rows;
         // Both sides as one batch: left rows first.

@@ -92,6 +92,32 @@ pub enum FmtItem {
 }
 
 impl Func {
+    /// Whether the function is NULL whenever an argument is (DuckDB's
+    /// default NULL handling); `coalesce`, `nullif`, `greatest`, `hash`,
+    /// `TRY_CAST`, `IS DISTINCT FROM`, the list builders and `string_split`
+    /// (a NULL separator splits nothing) are not.
+    pub fn propagates_null(&self) -> bool {
+        matches!(
+            self,
+            Func::AddInterval { .. }
+                | Func::Strftime(_)
+                | Func::Rounding(_)
+                | Func::DateDiff(_)
+                | Func::MakeDate
+                | Func::MakeTimestamp
+                | Func::EpochToTimestamp(_)
+                | Func::EpochMs
+                | Func::DayName
+                | Func::MonthName
+                | Func::LastDay
+                | Func::Math(_)
+                | Func::Time(_)
+                | Func::ListLength
+                | Func::ListSort
+                | Func::ListExtract
+        )
+    }
+
     /// The SQL name.
     pub fn name(&self) -> &'static str {
         match self {

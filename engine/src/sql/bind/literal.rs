@@ -160,6 +160,9 @@ pub(crate) fn fold(e: TExpr) -> Result<TExpr> {
 
 /// Whether `e` is NULL whenever one of its operands is.
 fn propagates_null(e: &TExpr) -> bool {
+    if let ExprKind::Func(f, _) = &e.kind {
+        return f.propagates_null();
+    }
     matches!(
         e.kind,
         ExprKind::Neg(_)
