@@ -224,7 +224,7 @@ fn fetch_strings(
     budget: &Budget,
 ) -> Result<Vector> {
     let charged = std::sync::atomic::AtomicU64::new(0);
-    let fetched: Result<Vec<Vec<(usize, Option<Vec<u8>>)>>> = by_block(witnesses)
+    let fetched: Result<Vec<Vec<Fetched>>> = by_block(witnesses)
         .into_par_iter()
         .map(|(b, items)| {
             let ctx = BlockCtx::new(table, b);
@@ -263,6 +263,9 @@ fn fetch_strings(
     budget.release(charged.into_inner());
     built
 }
+
+/// A fetched string (NULL: `None`) and the output position it goes to.
+type Fetched = (usize, Option<Vec<u8>>);
 
 /// Strings fetched between two charges to the budget: what a refused query
 /// may hold past its limit, per thread.
