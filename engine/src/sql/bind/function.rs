@@ -11,7 +11,7 @@ use super::coerce::{cast_to, combined_type, common_type};
 use super::expr::ExprBinder;
 use super::literal::date_part;
 use crate::agg::func::AggFunc;
-use crate::error::{invalid, unsupported, Result};
+use crate::error::{invalid, unsupported, EngineError, Result};
 use crate::expr::rounding::Rounding;
 use crate::expr::scalar::Func;
 use crate::expr::strfn::{Re, StrFn};
@@ -79,6 +79,35 @@ impl ExprBinder<'_> {
                 None => return invalid(format!("{name}(*) is not a function")),
             }
         }
+        if !bound.iter().any(|a| a.ty == LType::Null) {
+            return self.call_bound(&name, bound);
+        }
+        match self.call_bound(&name, bound.clone()) {
+            Err(EngineError::Unsupported(_)) => {
+                // An untyped NULL casts to any type, as in DuckDB
+                // (`strlen(NULL)`, `age(NULL, d)`): the first of
+                // NULL_ARGUMENT_TYPES the function takes there.
+                for ty in NULL_ARGUMENT_TYPES {
+                    let typed = bound
+                        .iter()
+                        .map(|a| match a.ty {
+                            LType::Null => TExpr::lit(Value::Null, ty),
+                            _ => a.clone(),
+                        })
+                        .collect();
+                    if let Ok(e) = self.call_bound(&name, typed) {
+                        return Ok(e);
+                    }
+                }
+                self.call_bound(&name, bound)
+            }
+            r => r,
+        }
+    }
+
+    /// Binds the call of `name` on bound arguments.
+    fn call_bound(&mut self, name: &str, mut bound: Vec<TExpr>) -> Result<TExpr> {
+        let name = name.to_string();
         match (name.as_str(), bound.as_mut_slice()) {
             ("list_value" | "list_pack", _) => return list_value(bound),
             ("string_split" | "str_split" | "string_to_array" | "split", [s, sep]) => {
@@ -268,6 +297,16 @@ impl ExprBinder<'_> {
         }
     }
 }
+
+/// The types an untyped NULL function argument is tried as, in order.
+const NULL_ARGUMENT_TYPES: [LType; 6] = [
+    LType::Varchar,
+    LType::Timestamp,
+    LType::Date,
+    LType::Int64,
+    LType::Double,
+    LType::Interval,
+];
 
 /// An `EXTRACT`: DOUBLE for the epoch (as DuckDB), else BIGINT.
 pub(crate) fn extract_expr(part: DatePart, x: TExpr) -> TExpr {
