@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::runtime_filter::{RuntimeFilter, Side};
 use super::{Batch, ExecCtx, Operator};
 use crate::agg::accumulate::atom;
-use crate::budget::Held;
+use crate::budget::{Budget, Held};
 use crate::error::{EngineError, Result};
 use crate::expr::{eval, TExpr};
 use crate::plan::JoinKind;
@@ -56,6 +56,9 @@ struct Matches {
 
 /// Probe rows handed to one worker at a time.
 const PROBE_CHUNK: usize = 1 << 16;
+
+/// Bytes of one (left row, right row) pair.
+const PAIR_BYTES: u64 = std::mem::size_of::<(u32, u32)>() as u64;
 
 /// One side's key values and, per row, a hash of them.
 struct Keys {
@@ -200,8 +203,15 @@ impl Table {
     }
 
     /// Every matching pair (probe row, built row), probe rows in order,
-    /// probed in parallel chunks.
-    fn probe_all(&self, built: &Keys, probe: &Keys) -> Vec<(u32, u32)> {
+    /// probed in parallel chunks, each charged to `budget` as it is made
+    /// (the pairs are held for as long as the returned guard lives).
+    fn probe_all(
+        &self,
+        built: &Keys,
+        probe: &Keys,
+        budget: &Budget,
+    ) -> Result<(Vec<(u32, u32)>, Held)> {
+        const WHAT: &str = "the pairs of a join";
         let n = probe.hashes.len();
         let parts: Vec<Vec<(u32, u32)>> = (0..n.div_ceil(PROBE_CHUNK))
             .into_par_iter()
@@ -210,10 +220,19 @@ impl Table {
                 for i in k * PROBE_CHUNK..((k + 1) * PROBE_CHUNK).min(n) {
                     self.each_match(built, probe, i, |j| out.push((i as u32, j)));
                 }
-                out
+                budget.charge(PAIR_BYTES * out.len() as u64, WHAT)?;
+                Ok(out)
             })
-            .collect();
-        parts.concat()
+            .collect::<Result<_>>()?;
+        let total: usize = parts.iter().map(Vec::len).sum();
+        // One vector, each part freed once moved.
+        let mut pairs = Vec::with_capacity(total);
+        for p in parts {
+            pairs.extend(p);
+        }
+        let bytes = PAIR_BYTES * total as u64;
+        budget.release(bytes);
+        Ok((pairs, budget.hold(bytes, WHAT)?))
     }
 }
 
@@ -257,11 +276,15 @@ impl HashJoin {
             if r.rows <= l.rows {
                 let t = Table::build(&rk);
                 held.push(ctx.budget.hold(t.bytes(), "a join's hash table entries")?);
-                pairs = t.probe_all(&rk, &lk);
+                let (p, h) = t.probe_all(&rk, &lk, &ctx.budget)?;
+                pairs = p;
+                held.push(h);
             } else {
                 let t = Table::build(&lk);
                 held.push(ctx.budget.hold(t.bytes(), "a join's hash table entries")?);
-                pairs = t.probe_all(&lk, &rk);
+                let (p, h) = t.probe_all(&lk, &rk, &ctx.budget)?;
+                pairs = p;
+                held.push(h);
                 pairs.iter_mut().for_each(|p| *p = (p.1, p.0));
                 if matches!(self.kind, JoinKind::Left | JoinKind::Full) {
                     sort_by_left(&mut pairs, l.rows);
@@ -269,10 +292,6 @@ impl HashJoin {
             }
         }
         ctx.watch.check()?;
-        held.push(
-            ctx.budget
-                .hold(8 * pairs.len() as u64, "the pairs of a join")?,
-        );
         if let Some(f) = &self.filter {
             pairs = self.filtered(ctx, f, l, r, pairs)?;
         }
