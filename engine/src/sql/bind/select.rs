@@ -138,12 +138,18 @@ impl Binder<'_> {
         };
         let (group_exprs, sets) = grouping_sets::expand(group_exprs)?;
         // `GROUP BY GROUPING SETS (())` has no key but groups: one row per set.
-        let is_agg = !group_exprs.is_empty()
-            || sets.is_some()
-            || group_all
-            || sel.having.is_some()
+        let aggregates = sel.having.is_some()
             || items.iter().filter_map(sql_of).any(|e| contains_agg(&e))
             || order_exprs.iter().any(|o| contains_agg(&o.expr));
+        let is_agg = !group_exprs.is_empty() || sets.is_some() || group_all || aggregates;
+        // Only empty sets and no aggregate: one row, however many sets (as
+        // DuckDB answers; with aggregates, one row per set).
+        let sets = match sets {
+            Some(s) if !aggregates && s.len() > 1 && s.iter().all(Vec::is_empty) => {
+                Some(vec![Vec::new()])
+            }
+            s => s,
+        };
 
         let mut plan = input;
         if let Some(w) = &sel.selection {
