@@ -789,6 +789,19 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, table: &[Column]) -> 
         StrataAnswer::Timeout => return Ok(Outcome::Timeout),
         StrataAnswer::Error(kind, msg) => {
             let shape = error_shape(&msg);
+            // DuckDB numbers ORDER BY positions past the select list, over
+            // the ORDER BY expressions it appends (`SELECT a ... ORDER BY 2,
+            // b` sorts by b); strata refuses a position past the list.
+            if kind == "invalid"
+                && msg.contains("ORDER BY position")
+                && msg.contains("is not in the select list")
+            {
+                return Ok(Outcome::Discarded(
+                    "ORDER BY position past the select list (DuckDB counts the ORDER BY's own columns)"
+                        .into(),
+                    false,
+                ));
+            }
             if kind == "runtime" && duck.fails_unoptimized(&sql)? == Some(true) {
                 return Ok(Outcome::OptimizerSkip(shape));
             }
