@@ -19,6 +19,9 @@ pub(crate) struct AggCtx {
     pub aggs: Vec<AggCall>,
     /// The number of group keys (aggregate `i` is slot `nkeys + i`).
     pub nkeys: usize,
+    /// Every group holds a row (a GROUP BY with keys and no grouping sets:
+    /// no group is made of no rows).
+    pub groups_have_rows: bool,
 }
 
 impl ExprBinder<'_> {
@@ -44,6 +47,10 @@ impl ExprBinder<'_> {
             .as_mut()
             .ok_or_else(|| crate::error::EngineError::Internal("aggregate context lost".into()))?;
         let known_null = null_over_null_constant(&call);
+        let known = ctx
+            .groups_have_rows
+            .then(|| extreme_of_constant(&call))
+            .flatten();
         let i = match ctx.aggs.iter().position(|a| *a == call) {
             Some(i) => i,
             None => {
@@ -58,6 +65,12 @@ impl ExprBinder<'_> {
             // such calls: `min(CAST(NULL AS INTEGER)) = DATE '2023-01-03'`
             // is NULL, not a type error).
             return Ok(TExpr::lit(Value::Null, ty));
+        }
+        if let Some(v) = known {
+            // The same for the minimum or maximum of a constant over a
+            // group's rows: the constant itself, its float sign too (`-0.0`,
+            // which the sorted-vector states keep as order keys, canonical).
+            return Ok(TExpr::lit(v, ty));
         }
         Ok(TExpr {
             kind: ExprKind::Ref(ctx.nkeys + i),
@@ -128,6 +141,18 @@ fn fraction_list(func: AggFunc, f: &sql::Function) -> Option<(usize, &[SqlExpr])
 /// Whether `call` is NULL whatever the rows: an argument is a NULL constant
 /// and the function skips NULL arguments and is NULL over no values (not
 /// the counts, entropy, or GROUPING).
+/// The value of `min(c)` / `max(c)` of a constant `c` over rows, where no
+/// FILTER may leave none.
+fn extreme_of_constant(call: &AggCall) -> Option<Value> {
+    if !matches!(call.func, AggFunc::Min | AggFunc::Max) || call.filter.is_some() {
+        return None;
+    }
+    match call.args.as_slice() {
+        [a] if a.ty == call.ty => a.as_lit().cloned(),
+        _ => None,
+    }
+}
+
 fn null_over_null_constant(call: &AggCall) -> bool {
     use AggFunc::*;
     let counts = matches!(

@@ -306,6 +306,7 @@ impl Binder<'_> {
             b.aggs = Some(AggCtx {
                 aggs: Vec::new(),
                 nkeys: keys.len(),
+                groups_have_rows: !keys.is_empty() && sets.is_none(),
             });
             if sets.is_some() {
                 b.written_keys = constant_keys(&keys, &key_src);

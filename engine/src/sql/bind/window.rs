@@ -474,6 +474,7 @@ impl ExprBinder<'_> {
         b.aggs = Some(AggCtx {
             aggs: Vec::new(),
             nkeys: 0,
+            groups_have_rows: false,
         });
         let call_args = stand_ins
             .iter()
