@@ -509,9 +509,6 @@ impl AggFunc {
             BoolAnd | BoolOr => LType::Bool,
             CountIf => LType::HugeInt,
         };
-        if matches!(self, QuantileDisc | Mode) && first == LType::Null {
-            return unsupported(format!("{name}() of an untyped NULL"));
-        }
         Ok((args, ty))
     }
 }
