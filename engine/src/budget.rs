@@ -57,10 +57,16 @@ impl Budget {
     /// Charges `bytes` for as long as the returned guard lives.
     pub fn hold(&self, bytes: u64, what: &str) -> Result<Held> {
         self.charge(bytes, what)?;
-        Ok(Held {
+        Ok(self.held(bytes))
+    }
+
+    /// A guard for `bytes` already charged (piece by piece, say from
+    /// several threads): they are given back when it drops.
+    pub fn held(&self, bytes: u64) -> Held {
+        Held {
             budget: self.clone(),
             bytes,
-        })
+        }
     }
 }
 

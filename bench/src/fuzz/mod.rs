@@ -868,15 +868,15 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, table: &[Column]) -> 
         match compare(&shape, &strata_rows, &rows, full.as_deref()) {
             Verdict::Match => Outcome::Match,
             Verdict::MatchTies => Outcome::MatchTies,
-            // An answer that depends on the order of the rows (a float sum
-            // overflowing to one infinity before it meets the other) is as
-            // valid over the rows in another order.
             // DuckDB's parallel window operator can answer the same query
             // differently from run to run (seen with EXCLUDE TIES frames);
             // strata's answer is then checked against DuckDB's other runs.
             Verdict::Mismatch(_) if rerun_matches(duck, q, &shape, &strata_rows)? => {
                 Outcome::DuckDbInexact("DuckDB's answer changes between runs of the query")
             }
+            // An answer that depends on the order of the rows (a float sum
+            // overflowing to one infinity before it meets the other) is as
+            // valid over the rows in another order.
             Verdict::Mismatch(_) if reordered_matches(duck, q, table, &shape, &strata_rows)? => {
                 Outcome::MatchRowOrder
             }

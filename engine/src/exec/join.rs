@@ -230,9 +230,7 @@ impl Table {
         for p in parts {
             pairs.extend(p);
         }
-        let bytes = PAIR_BYTES * total as u64;
-        budget.release(bytes);
-        Ok((pairs, budget.hold(bytes, WHAT)?))
+        Ok((pairs, budget.held(PAIR_BYTES * total as u64)))
     }
 }
 

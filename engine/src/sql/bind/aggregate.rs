@@ -138,9 +138,6 @@ fn fraction_list(func: AggFunc, f: &sql::Function) -> Option<(usize, &[SqlExpr])
     }
 }
 
-/// Whether `call` is NULL whatever the rows: an argument is a NULL constant
-/// and the function skips NULL arguments and is NULL over no values (not
-/// the counts, entropy, or GROUPING).
 /// The value of `min(c)` / `max(c)` of a constant `c` over rows, where no
 /// FILTER may leave none.
 fn extreme_of_constant(call: &AggCall) -> Option<Value> {
@@ -153,6 +150,9 @@ fn extreme_of_constant(call: &AggCall) -> Option<Value> {
     }
 }
 
+/// Whether `call` is NULL whatever the rows: an argument is a NULL constant
+/// and the function skips NULL arguments and is NULL over no values (not
+/// the counts, entropy, or GROUPING).
 fn null_over_null_constant(call: &AggCall) -> bool {
     use AggFunc::*;
     let counts = matches!(
