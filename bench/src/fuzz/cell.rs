@@ -486,8 +486,12 @@ pub struct Leniency {
     /// Strings match when they differ only in how numbers are written (`0` / `-0.0`).
     pub number_text: bool,
     /// Exact numbers match when they agree to double precision (an engine that
-    /// computes a DECIMAL through DOUBLE loses the digits past the 16th).
+    /// computes a DECIMAL through DOUBLE loses the digits past the 16th, and
+    /// units of 1e-16 below 1).
     pub decimal_as_double: bool,
+    /// Floats match when both are within [`ZERO_NOISE`] of 0: what
+    /// cancellation leaves of a moment-based aggregate whose exact value is 0.
+    pub near_zero: bool,
 }
 
 impl Leniency {
@@ -496,24 +500,35 @@ impl Leniency {
         float: FLOAT_TOLERANCE,
         number_text: false,
         decimal_as_double: false,
+        near_zero: false,
     };
     /// Floats agree to single precision.
     pub const SINGLE: Leniency = Leniency {
         float: 1e-6,
         number_text: false,
         decimal_as_double: false,
+        near_zero: false,
     };
     /// Numbers in strings compared as numbers.
     pub const NUMBER_TEXT: Leniency = Leniency {
         float: FLOAT_TOLERANCE,
         number_text: true,
         decimal_as_double: false,
+        near_zero: false,
     };
     /// Exact numbers compared at double precision.
     pub const DECIMAL_AS_DOUBLE: Leniency = Leniency {
         float: FLOAT_TOLERANCE,
         number_text: false,
         decimal_as_double: true,
+        near_zero: false,
+    };
+    /// Floats near 0 are cancellation noise.
+    pub const NEAR_ZERO: Leniency = Leniency {
+        float: FLOAT_TOLERANCE,
+        number_text: false,
+        decimal_as_double: false,
+        near_zero: true,
     };
 }
 
@@ -553,7 +568,11 @@ pub fn floats_match(a: f64, b: f64) -> bool {
     if (a == 0.0 || b == 0.0) && (a - b).abs() <= ZERO_NOISE {
         return true;
     }
-    let tol = LENIENCY.with(|c| c.get().float);
+    let l = LENIENCY.with(|c| c.get());
+    if l.near_zero && a.abs() <= ZERO_NOISE && b.abs() <= ZERO_NOISE {
+        return true;
+    }
+    let tol = l.float;
     (a - b).abs() <= tol * a.abs().max(b.abs())
 }
 
@@ -699,7 +718,7 @@ pub fn cells_match(s: &Cell, d: &Cell) -> bool {
                 || (LENIENCY.with(|c| c.get().decimal_as_double)
                     && match (s.approx(), d.approx()) {
                         (Some(a), Some(b)) => {
-                            a == b || (a - b).abs() <= DOUBLE_DIGITS * a.abs().max(b.abs())
+                            a == b || (a - b).abs() <= DOUBLE_DIGITS * a.abs().max(b.abs()).max(1.0)
                         }
                         _ => false,
                     })
@@ -835,6 +854,21 @@ mod tests {
             Ordering::Equal
         );
         assert_eq!(cmp_cells(&Cell::Float(-1.0), &n), Ordering::Less);
+    }
+
+    #[test]
+    fn near_zero_noise_matches_only_when_lenient() {
+        let (a, b) = (Cell::Float(-5.684341886080802e-14), Cell::Float(-4.7e-14));
+        assert!(!cells_match(&a, &b));
+        assert!(with_leniency(Leniency::NEAR_ZERO, || cells_match(&a, &b)));
+        let (a, b) = (Cell::Float(1e-3), Cell::Float(2e-3));
+        assert!(!with_leniency(Leniency::NEAR_ZERO, || cells_match(&a, &b)));
+        // A DECIMAL computed through DOUBLE loses units of 1e-16 below 1.
+        let (s, d) = (Cell::Dec(1, 18), Cell::Dec(0, 18));
+        assert!(!cells_match(&s, &d));
+        assert!(with_leniency(Leniency::DECIMAL_AS_DOUBLE, || cells_match(
+            &s, &d
+        )));
     }
 
     #[test]
