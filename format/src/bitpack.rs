@@ -95,20 +95,26 @@ impl<'a> Packed<'a> {
     }
 
     /// Every code, in row order, into `out`.
+    ///
+    /// Codes are unpacked 64 at a time: 64 codes of `bits` bits fill
+    /// exactly `bits` words, so each group is a fixed pattern of shifts
+    /// that [`unpack_group`] compiles once per width.
     pub fn unpack_into(&self, out: &mut Vec<u32>) {
         out.clear();
         out.reserve(self.rows);
-        let mask = (1u64 << self.bits) - 1;
         let bits = self.bits as usize;
-        let mut at = 0usize;
-        // Whole words: each load serves the codes that start in it.
-        for _ in 0..self.rows {
-            let byte = at / 8;
-            let b = &self.bytes[byte..byte + 8];
-            let word = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-            out.push(((word >> (at % 8)) & mask) as u32);
-            at += bits;
+        let groups = self.rows / 64;
+        let unpack = GROUP_UNPACKERS[bits - 1];
+        let mut words = [0u64; 32];
+        let mut codes = [0u32; 64];
+        for group in self.bytes.chunks_exact(bits * 8).take(groups) {
+            for (w, b) in words.iter_mut().zip(group.chunks_exact(8)) {
+                *w = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            }
+            unpack(&words, &mut codes);
+            out.extend_from_slice(&codes);
         }
+        out.extend((groups * 64..self.rows).map(|r| self.get(r)));
     }
 
     /// Whether every bit after the last code is zero.
@@ -126,6 +132,38 @@ impl<'a> Packed<'a> {
                 .all(|&b| b == 0)
     }
 }
+
+/// Unpacks one group of 64 codes of `B` bits from its `B` words.
+type GroupUnpacker = fn(&[u64; 32], &mut [u32; 64]);
+
+/// The 64 codes of `B` bits held by `words[..B]`, least significant bit
+/// first. With `B` a constant every shift and word index is one too.
+#[inline(always)]
+fn unpack_group<const B: usize>(words: &[u64; 32], out: &mut [u32; 64]) {
+    let mask = if B == 32 {
+        u64::from(u32::MAX)
+    } else {
+        (1u64 << B) - 1
+    };
+    for (i, o) in out.iter_mut().enumerate() {
+        let bit = i * B;
+        let (w, s) = (bit / 64, bit % 64);
+        let mut v = words[w] >> s;
+        if s + B > 64 {
+            v |= words[w + 1] << (64 - s);
+        }
+        *o = (v & mask) as u32;
+    }
+}
+
+macro_rules! unpackers {
+    ($($b:literal)*) => { [$(unpack_group::<$b> as GroupUnpacker),*] };
+}
+
+/// [`unpack_group`] for widths 1 to 32, at index `width - 1`.
+const GROUP_UNPACKERS: [GroupUnpacker; 32] = unpackers!(
+    1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+);
 
 #[cfg(test)]
 mod tests {
@@ -167,7 +205,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn codes_round_trip(bits in 1u32..=32, codes in prop::collection::vec(any::<u32>(), 0..300)) {
+        fn codes_round_trip(bits in 1u32..=32, codes in prop::collection::vec(any::<u32>(), 0..700)) {
             let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
             let codes: Vec<u32> = codes.into_iter().map(|c| c & mask).collect();
             let bytes = pack(&codes, bits);
