@@ -682,7 +682,7 @@ fn arg_values<'a>(
     slot: &AggSlot,
     ctx: &'a BlockCtx,
     rows: &[u32],
-    per_row: Option<Vector>,
+    per_row: Option<&Vector>,
 ) -> Result<(ArgValues, ArgIndex<'a>, Option<StrSource>)> {
     let kind = slot.kind;
     let Some(arg) = slot.pass_arg() else {
@@ -702,11 +702,10 @@ fn arg_values<'a>(
             (a, ArgIndex::PerValue(codes, n), s)
         }
         _ => {
-            let v = match per_row {
-                Some(v) => v,
-                None => ctx.eval_one_at(rows, arg)?,
+            let (a, s) = match per_row {
+                Some(v) => values_for(kind, v),
+                None => values_for(kind, &ctx.eval_one_at(rows, arg)?),
             };
-            let (a, s) = values_for(kind, &v);
             (a, ArgIndex::PerRow, s)
         }
     })
@@ -879,7 +878,7 @@ fn build_groups(
             copies.push((from, to, w));
             continue;
         }
-        let v = arg_at[k].map(|i| per_row[i].clone());
+        let v = arg_at[k].map(|i| &per_row[i]);
         let (vals, idx, src) = arg_values(s, ctx, &rows, v)?;
         if let Some(src) = src {
             str_srcs.push((s.off, src));
@@ -892,6 +891,26 @@ fn build_groups(
             ArgIndex::Const => {
                 let rows = visit.iter().map(|&j| (group(j), 0));
                 vals.update_rows(s.kind, &mut states, sw, s.off, rows)
+            }
+            // Few values and groups: count each (group, value) pair, then
+            // add each value once per group with its count.
+            ArgIndex::PerValue(codes, n) if (n + 1) * n_groups <= PAIR_COUNTS_LIMIT => {
+                let width = n + 1;
+                let mut pairs = vec![0u32; width * n_groups];
+                for &j in visit.iter() {
+                    let c = (codes[j as usize] as usize).min(*n);
+                    pairs[group(j) * width + c] += 1;
+                }
+                for (g, counts) in pairs.chunks_exact(width).enumerate() {
+                    if counts.iter().any(|&c| c > 0) {
+                        vals.update_counts(
+                            s.kind,
+                            &mut states[g * sw..(g + 1) * sw],
+                            s.off,
+                            counts,
+                        );
+                    }
+                }
             }
             ArgIndex::PerValue(codes, n) => {
                 let rows = visit.iter().map(|&j| {
@@ -938,6 +957,11 @@ fn build_groups(
     }
     Ok(out)
 }
+
+/// Most (group, value) pairs an aggregate over one column's values counts
+/// before adding them to the states (see `build_groups`): 256 KiB of
+/// counts, which stay in the cache while the rows are counted.
+const PAIR_COUNTS_LIMIT: usize = 1 << 16;
 
 /// How a block's group ids map back to key codes.
 enum GroupCodes {
