@@ -511,8 +511,12 @@ pub fn value_mask(p: &Pred, ctx: &BlockCtx, col: usize) -> Result<Option<ValueMa
 fn values_truth(ctx: &BlockCtx, col: usize, expr: &TExpr) -> Result<ValueMask> {
     let vals = ctx.values(col)?;
     let values = truth_of(&*eval(expr, vals.len(), &OneColumn(vals))?);
-    let null_in = Vector::nulls(vals.ty, 1);
-    let nulls = truth_of(&*eval(expr, 1, &OneColumn(&null_in))?)[0];
+    // The NULL input is evaluated only where a row holds it: its value can
+    // fail where no row's does (`256 - ifnull(x, -2^63)`).
+    let nulls = ctx.chunk(col)?.null_count() > 0 && {
+        let null_in = Vector::nulls(vals.ty, 1);
+        truth_of(&*eval(expr, 1, &OneColumn(&null_in))?)[0]
+    };
     Ok(ValueMask { values, nulls })
 }
 
@@ -534,7 +538,7 @@ fn values_truth_where(
     for (&i, t) in at.iter().zip(truth) {
         values[i as usize] = t;
     }
-    let nulls = within.nulls && {
+    let nulls = within.nulls && ctx.chunk(col)?.null_count() > 0 && {
         let null_in = Vector::nulls(vals.ty, 1);
         truth_of(&*eval(expr, 1, &OneColumn(&null_in))?)[0]
     };
