@@ -554,9 +554,12 @@ impl ColumnChunk {
         if out.is_empty() {
             return Ok(());
         }
-        let (max, null_rows) = out.iter().fold((0u32, 0usize), |(m, n), &c| {
-            (m.max(c), n + usize::from(c as usize == d))
-        });
+        let max = out.iter().fold(0u32, |m, &c| m.max(c));
+        let null_rows = if nulls > 0 {
+            out.iter().filter(|&&c| c as usize == d).count()
+        } else {
+            0
+        };
         if max as usize > d || (max as usize == d && nulls == 0) {
             return Err(self.corrupt(Section::Rows, format!("row code {max} of {d} values")));
         }
@@ -854,9 +857,11 @@ impl ColumnChunk {
         if self.rows_as_codes() {
             let stored = self.stored(Section::Rows)?;
             self.decode_row_codes(stored, out)?;
-            let null = self.distinct() as u32;
-            for c in out.iter_mut().filter(|c| **c == null) {
-                *c = u32::MAX;
+            if self.null_count() > 0 {
+                let null = self.distinct() as u32;
+                for c in out.iter_mut().filter(|c| **c == null) {
+                    *c = u32::MAX;
+                }
             }
             return Ok(());
         }
