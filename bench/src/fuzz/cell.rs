@@ -423,6 +423,15 @@ impl Cell {
         })
     }
 
+    /// A number's value as a float (approximate for wide decimals); `None`
+    /// for the other cells, dates and timestamps too.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Cell::Int(_) | Cell::Float(_) | Cell::Dec(..) => self.approx(),
+            _ => None,
+        }
+    }
+
     /// A number's value as a float (approximate for wide decimals), for ordering.
     fn approx(&self) -> Option<f64> {
         Some(match self {
@@ -489,9 +498,10 @@ pub struct Leniency {
     /// computes a DECIMAL through DOUBLE loses the digits past the 16th, and
     /// units of 1e-16 below 1).
     pub decimal_as_double: bool,
-    /// Floats match when both are within [`ZERO_NOISE`] of 0: what
-    /// cancellation leaves of a moment-based aggregate whose exact value is 0.
-    pub near_zero: bool,
+    /// Floats match when both are within this distance of 0 (0: off): what
+    /// cancellation leaves of a moment-based aggregate whose exact value is
+    /// 0, which grows with the square of the inputs (see [`Leniency::near_zero`]).
+    pub near_zero: f64,
 }
 
 impl Leniency {
@@ -500,36 +510,40 @@ impl Leniency {
         float: FLOAT_TOLERANCE,
         number_text: false,
         decimal_as_double: false,
-        near_zero: false,
+        near_zero: 0.0,
     };
     /// Floats agree to single precision.
     pub const SINGLE: Leniency = Leniency {
         float: 1e-6,
         number_text: false,
         decimal_as_double: false,
-        near_zero: false,
+        near_zero: 0.0,
     };
     /// Numbers in strings compared as numbers.
     pub const NUMBER_TEXT: Leniency = Leniency {
         float: FLOAT_TOLERANCE,
         number_text: true,
         decimal_as_double: false,
-        near_zero: false,
+        near_zero: 0.0,
     };
     /// Exact numbers compared at double precision.
     pub const DECIMAL_AS_DOUBLE: Leniency = Leniency {
         float: FLOAT_TOLERANCE,
         number_text: false,
         decimal_as_double: true,
-        near_zero: false,
+        near_zero: 0.0,
     };
-    /// Floats near 0 are cancellation noise.
-    pub const NEAR_ZERO: Leniency = Leniency {
-        float: FLOAT_TOLERANCE,
-        number_text: false,
-        decimal_as_double: false,
-        near_zero: true,
-    };
+    /// Floats near 0 are cancellation noise of moment-based aggregates over
+    /// inputs as large as `max_input`: doubles carry 16 digits, so sums of
+    /// squares of such inputs cancel to noise of about `max_input² * 1e-16`.
+    pub fn near_zero(max_input: f64) -> Leniency {
+        Leniency {
+            float: FLOAT_TOLERANCE,
+            number_text: false,
+            decimal_as_double: false,
+            near_zero: ZERO_NOISE.max(max_input * max_input * 1e-14),
+        }
+    }
 }
 
 thread_local! {
@@ -569,7 +583,7 @@ pub fn floats_match(a: f64, b: f64) -> bool {
         return true;
     }
     let l = LENIENCY.with(|c| c.get());
-    if l.near_zero && a.abs() <= ZERO_NOISE && b.abs() <= ZERO_NOISE {
+    if a.abs() <= l.near_zero && b.abs() <= l.near_zero {
         return true;
     }
     let tol = l.float;
@@ -860,9 +874,21 @@ mod tests {
     fn near_zero_noise_matches_only_when_lenient() {
         let (a, b) = (Cell::Float(-5.684341886080802e-14), Cell::Float(-4.7e-14));
         assert!(!cells_match(&a, &b));
-        assert!(with_leniency(Leniency::NEAR_ZERO, || cells_match(&a, &b)));
+        assert!(with_leniency(Leniency::near_zero(1.0), || cells_match(
+            &a, &b
+        )));
         let (a, b) = (Cell::Float(1e-3), Cell::Float(2e-3));
-        assert!(!with_leniency(Leniency::NEAR_ZERO, || cells_match(&a, &b)));
+        assert!(!with_leniency(Leniency::near_zero(1.0), || cells_match(
+            &a, &b
+        )));
+        // covar_pop of equal values near 1.2e19 in doubles.
+        let (a, b) = (Cell::Float(0.0), Cell::Float(85598.04));
+        assert!(!with_leniency(Leniency::near_zero(1.0), || cells_match(
+            &a, &b
+        )));
+        assert!(with_leniency(Leniency::near_zero(1.2e19), || cells_match(
+            &a, &b
+        )));
         // A DECIMAL computed through DOUBLE loses units of 1e-16 below 1.
         let (s, d) = (Cell::Dec(1, 18), Cell::Dec(0, 18));
         assert!(!cells_match(&s, &d));

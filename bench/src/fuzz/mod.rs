@@ -908,7 +908,8 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, table: &[Column]) -> 
             // data whose exact answer is 0 give cancellation noise whose
             // digits depend on the order of the arithmetic.
             Verdict::Mismatch(_)
-                if uses_moment_aggregate(&sql) && passes(cell::Leniency::NEAR_ZERO) =>
+                if uses_moment_aggregate(&sql)
+                    && passes(cell::Leniency::near_zero(largest_number(table))) =>
             {
                 Outcome::FloatNoise("moment-based aggregate near 0")
             }
@@ -977,6 +978,16 @@ fn rerun_matches(
         }
     }
     Ok(false)
+}
+
+/// The largest magnitude of a finite number in `table`.
+fn largest_number(table: &[Column]) -> f64 {
+    table
+        .iter()
+        .flat_map(|c| &c.values)
+        .filter_map(cell::Cell::number)
+        .filter(|x| x.is_finite())
+        .fold(0.0, |m, x| m.max(x.abs()))
 }
 
 /// Whether `sql` calls an aggregate computed from sums of powers or
