@@ -803,7 +803,8 @@ impl ColumnChunk {
     /// Row-ordered value indexes: `[row]` is the index of the row's value
     /// among the sorted distinct values, or `u32::MAX` for NULL. Decoded
     /// from the row lists on first use (every row checked to be covered
-    /// exactly once), then kept with the chunk and offered to the [`cache`].
+    /// exactly once), then kept with the chunk and offered to the [`cache`]
+    /// (bit-packed codes on their second request).
     pub fn row_codes(&self) -> Result<&[u32]> {
         if let Some(codes) = self.codes.get() {
             return Ok(codes);
@@ -819,7 +820,13 @@ impl ColumnChunk {
                     Ok::<_, FormatError>((v, bytes))
                 })?;
                 let codes = Arc::new(v);
-                cache::insert(key, Decoded::Codes(codes.clone()));
+                // Bit-packed codes unpack at memory speed: they are kept
+                // for later queries only once asked for again, so that a
+                // process running one query does not hold (and fault in)
+                // 4 bytes per row of every column it reads.
+                if self.packed_codes()?.is_none() || cache::second_request(key) {
+                    cache::insert(key, Decoded::Codes(codes.clone()));
+                }
                 codes
             }
         };
