@@ -496,8 +496,17 @@ impl std::fmt::Display for TExpr {
                 join(f, args, ", ")
             }
             ExprKind::Func(func, args) => {
+                use crate::expr::{rounding::Rounding, scalar::Func};
                 write!(f, "{}", func.name())?;
-                join(f, args, ", ")
+                match **func {
+                    Func::Rounding(Rounding::Round(n) | Rounding::Trunc(n)) if n != 0 => {
+                        let [x] = args.as_slice() else {
+                            return join(f, args, ", ");
+                        };
+                        write!(f, "({x}, {n})")
+                    }
+                    _ => join(f, args, ", "),
+                }
             }
         }
     }

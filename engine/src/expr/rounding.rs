@@ -10,7 +10,7 @@
 //!   give DECIMAL(p, 0).
 
 use crate::error::{EngineError, Result};
-use crate::value::{Data, LType, Vector};
+use crate::value::{Data, LType, Phys, Vector};
 
 /// Which rounding function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,9 +36,9 @@ impl Rounding {
         }
     }
 
-    /// The result type for an argument of type `x`, and the type the
-    /// argument must be cast to first (integers under `floor`/`ceil` become
-    /// DOUBLE); `None` when the function does not apply.
+    /// The type the argument of type `x` is cast to first (integers under
+    /// `floor`/`ceil` become DOUBLE), and the result type; `None` when the
+    /// function does not apply.
     pub fn types(self, x: LType) -> Option<(LType, LType)> {
         Some(match (self, x) {
             (_, LType::Null) => (LType::Null, LType::Null),
@@ -236,6 +236,14 @@ pub fn eval(mode: Rounding, x: &Vector, ty: LType) -> Result<Vector> {
                     })
                     .collect(),
             )
+        }
+        // DECIMAL(18, 0) rounded to tens is DECIMAL(19, 0): 128-bit.
+        Data::I64(v) if ty.phys() == Phys::I128 => {
+            let mut out = Vec::with_capacity(v.len());
+            for (i, &a) in v.iter().enumerate() {
+                out.push(if x.is_null(i) { 0 } else { one(i128::from(a))? });
+            }
+            Data::I128(out)
         }
         Data::I64(v) => {
             let mut out = Vec::with_capacity(v.len());
