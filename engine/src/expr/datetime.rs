@@ -498,7 +498,20 @@ pub fn eval(f: &TimeFn, args: &[&Vector], ty: LType, len: usize) -> Result<Vecto
                 if *sign < 0 {
                     x = x.negate()?;
                 }
-                Value::Int(add(ints(t)?[i], x).ok_or_else(|| ov("timestamp"))?)
+                let base = match (t.ty, ints(t)?[i]) {
+                    (LType::Date, days) => {
+                        match crate::expr::cast_value(
+                            &Value::Int(days),
+                            LType::Date,
+                            LType::Timestamp,
+                        )? {
+                            Value::Int(us) => us,
+                            _ => return Err(EngineError::Internal("DATE to TIMESTAMP".into())),
+                        }
+                    }
+                    (_, us) => us,
+                };
+                Value::Int(add(base, x).ok_or_else(|| ov("timestamp"))?)
             }
             (TimeFn::IntervalSum(sign), [a, b]) => {
                 let (x, mut y) = (

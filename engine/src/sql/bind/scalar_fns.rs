@@ -225,8 +225,8 @@ fn number_arg(e: TExpr) -> Result<TExpr> {
 /// `t + sign * iv` for a DATE or TIMESTAMP `t`: the fast constant form when
 /// the interval is a constant.
 fn add_interval_expr(t: TExpr, iv: TExpr, sign: i64) -> Result<TExpr> {
-    let t = cast_to(t, LType::Timestamp)?;
     if let Some(Value::Huge(x)) = iv.as_lit() {
+        let t = cast_to(t, LType::Timestamp)?;
         let i = interval::unpack(*x);
         return Ok(call(
             Func::AddInterval {
@@ -237,6 +237,13 @@ fn add_interval_expr(t: TExpr, iv: TExpr, sign: i64) -> Result<TExpr> {
             LType::Timestamp,
         ));
     }
+    // A DATE becomes a TIMESTAMP row by row, only where the interval is
+    // not NULL: a date past TIMESTAMP's range fails only there, as in DuckDB.
+    let t = if t.ty == LType::Date {
+        t
+    } else {
+        cast_to(t, LType::Timestamp)?
+    };
     let iv = cast_to(iv, LType::Interval)?;
     Ok(call(
         Func::Time(TimeFn::AddInterval(sign)),
