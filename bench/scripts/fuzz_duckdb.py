@@ -131,12 +131,14 @@ def query(con, req):
     if req.get("unoptimized"):
         con.execute("PRAGMA disable_optimizer")
         try:
-            cur = con.execute(req["sql"])
-            rows = cur.fetchall()
+            return answer(con, req["sql"])
         finally:
             con.execute("PRAGMA enable_optimizer")
-        return {"ok": True, "rows": len(rows)}
-    cur = con.execute(req["sql"])
+    return answer(con, req["sql"])
+
+
+def answer(con, sql):
+    cur = con.execute(sql)
     desc = cur.description or []
     names = [d[0] for d in desc]
     types = [str(d[1]) for d in desc]

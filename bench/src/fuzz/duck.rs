@@ -190,14 +190,19 @@ impl Duck {
         self.run(&req)
     }
 
-    /// Whether `sql` fails with DuckDB's optimizer off, i.e. when every
-    /// expression is evaluated (`None`: no answer in time).
-    pub fn fails_unoptimized(&mut self, sql: &str) -> Result<Option<bool>> {
+    /// Runs `sql` with DuckDB's optimizer off.
+    pub fn query_unoptimized(&mut self, sql: &str) -> Result<DuckAnswer> {
         let req = format!(
             "{{\"op\": \"query\", \"unoptimized\": true, \"sql\": {}}}",
             json::quote(sql)
         );
-        Ok(match self.run(&req)? {
+        self.run(&req)
+    }
+
+    /// Whether `sql` fails with DuckDB's optimizer off, i.e. when every
+    /// expression is evaluated (`None`: no answer in time).
+    pub fn fails_unoptimized(&mut self, sql: &str) -> Result<Option<bool>> {
+        Ok(match self.query_unoptimized(sql)? {
             DuckAnswer::Timeout => None,
             DuckAnswer::Error { .. } => Some(true),
             DuckAnswer::Rows { .. } => Some(false),
