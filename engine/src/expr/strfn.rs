@@ -175,6 +175,12 @@ pub enum StrFn {
 }
 
 impl StrFn {
+    /// Whether the function is NULL whenever an argument is, as in DuckDB:
+    /// all but `concat` and `concat_ws`, which skip NULL arguments.
+    pub fn propagates_null(&self) -> bool {
+        !matches!(self, StrFn::Concat | StrFn::ConcatWs)
+    }
+
     /// The SQL name.
     pub fn name(&self) -> &'static str {
         match self {

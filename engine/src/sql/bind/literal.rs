@@ -160,8 +160,10 @@ pub(crate) fn fold(e: TExpr) -> Result<TExpr> {
 
 /// Whether `e` is NULL whenever one of its operands is.
 fn propagates_null(e: &TExpr) -> bool {
-    if let ExprKind::Func(f, _) = &e.kind {
-        return f.propagates_null();
+    match &e.kind {
+        ExprKind::Func(f, _) => return f.propagates_null(),
+        ExprKind::Str(f, _) => return f.propagates_null(),
+        _ => {}
     }
     matches!(
         e.kind,
