@@ -844,6 +844,15 @@ impl ColumnChunk {
         self.codes.get().is_some() || cache::second_request(self.cache_key(cache::CODES_SLOT))
     }
 
+    /// Whether [`ColumnChunk::row_lists`] is at hand without being built:
+    /// stored as row lists, or expanded from the row codes already (by this
+    /// handle or into the [`cache`]).
+    pub fn row_lists_ready(&self) -> bool {
+        !self.rows_as_codes()
+            || self.unpacked[Section::Rows as usize].get().is_some()
+            || cache::contains(self.cache_key(Section::Rows as u8))
+    }
+
     /// Whether the chunk stores its row lists as row codes (format version
     /// 3). The row codes then decode faster than the row lists, which are
     /// expanded from them: a reader should prefer

@@ -681,6 +681,7 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
             let chunk = ctx.chunk(*col)?;
             let listed = || truth.iter().enumerate().filter(|(_, &t)| t).map(|(v, _)| v);
             let few = chunk.stores_row_codes()
+                && chunk.row_lists_ready()
                 && few_values(chunk, listed().count(), listed(), u64::from(rows))?;
             if !few {
                 if let Some(b) =
@@ -837,10 +838,29 @@ fn accepted(p: &Pred, ctx: &BlockCtx) -> Result<Option<(usize, Accept)>> {
             let chunk = ctx.chunk(*col)?;
             let ks = chunk.keys()?;
             let mut idx = Vec::new();
-            for k in keys {
-                let i = ks.lower_bound(*k);
-                if i < ks.len() && ks.get(i) == *k {
-                    idx.push(i);
+            let depth = (usize::BITS - ks.len().leading_zeros()) as usize;
+            if keys.len().saturating_mul(depth) > ks.len() {
+                // More keys than a search each pays for (a semi-join's key
+                // set): one merge of the two sorted lists.
+                let all = ks.to_vec();
+                let (mut i, mut j) = (0, 0);
+                while i < all.len() && j < keys.len() {
+                    match all[i].cmp(&keys[j]) {
+                        std::cmp::Ordering::Less => i += 1,
+                        std::cmp::Ordering::Greater => j += 1,
+                        std::cmp::Ordering::Equal => {
+                            idx.push(i);
+                            i += 1;
+                            j += 1;
+                        }
+                    }
+                }
+            } else {
+                for k in keys {
+                    let i = ks.lower_bound(*k);
+                    if i < ks.len() && ks.get(i) == *k {
+                        idx.push(i);
+                    }
                 }
             }
             Some((
@@ -1002,7 +1022,8 @@ fn value_range_rows(ctx: &BlockCtx, col: usize, start: usize, end: usize) -> Res
         return Ok(Sel::All);
     }
     let range = start..end.min(chunk.distinct());
-    let few = few_values(chunk, range.len(), range, u64::from(ctx.rows))?;
+    let few =
+        chunk.row_lists_ready() && few_values(chunk, range.len(), range, u64::from(ctx.rows))?;
     if !few {
         if let Some(b) = ctx.rows_by_codes(col, |v| (start..end).contains(&v), false)? {
             return Ok(Sel::from_bits(b));
@@ -1071,8 +1092,11 @@ fn few_values(
 
 fn value_set_rows(ctx: &BlockCtx, col: usize, idx: &[usize], negated: bool) -> Result<Sel> {
     let chunk = ctx.chunk(col)?;
+    // Row lists built from the codes cost a pass over the codes and a sort:
+    // they pay only once built, for a few values' rows.
     if chunk.stores_row_codes()
-        && !few_values(chunk, idx.len(), idx.iter().copied(), u64::from(ctx.rows))?
+        && (!chunk.row_lists_ready()
+            || !few_values(chunk, idx.len(), idx.iter().copied(), u64::from(ctx.rows))?)
     {
         let mut member = vec![false; chunk.distinct()];
         for &i in idx {
