@@ -230,7 +230,11 @@ impl Duck {
                 .collect()
         };
         let columns = strs(reply.get("columns"));
-        let types = strs(reply.get("types"));
+        // DuckDB writes some type names quoted (`"NULL"` for min(NULL)).
+        let types: Vec<String> = strs(reply.get("types"))
+            .into_iter()
+            .map(|t| t.trim_matches('"').to_string())
+            .collect();
         let rows = reply
             .get("rows")
             .items()
