@@ -185,10 +185,8 @@ impl ArgValues {
             Some(nulls) => nulls.iter().map(|&n| !n).collect(),
             None => vec![true; v.len()],
         };
-        match (kind, &v.data) {
-            (StateKind::SumInt, Data::I64(d)) => return ArgValues::SumI64(d.clone(), valid),
-            (StateKind::CountStar | StateKind::Result, _) => return ArgValues::None,
-            _ => {}
+        if let (StateKind::SumInt, Data::I64(d)) = (kind, &v.data) {
+            return ArgValues::SumI64(d.clone(), valid);
         }
         match kind {
             StateKind::CountStar | StateKind::Result => ArgValues::None,

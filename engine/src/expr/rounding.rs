@@ -237,24 +237,24 @@ pub fn eval(mode: Rounding, x: &Vector, ty: LType) -> Result<Vector> {
                     .collect(),
             )
         }
-        // DECIMAL(18, 0) rounded to tens is DECIMAL(19, 0): 128-bit.
-        Data::I64(v) if ty.phys() == Phys::I128 => {
-            let mut out = Vec::with_capacity(v.len());
-            for (i, &a) in v.iter().enumerate() {
-                out.push(if x.is_null(i) { 0 } else { one(i128::from(a))? });
-            }
-            Data::I128(out)
-        }
         Data::I64(v) => {
-            let mut out = Vec::with_capacity(v.len());
-            for (i, &a) in v.iter().enumerate() {
-                out.push(if x.is_null(i) {
-                    0
+            let rounded = v.iter().enumerate().map(|(i, &a)| {
+                if x.is_null(i) {
+                    Ok(0)
                 } else {
-                    i64::try_from(one(i128::from(a))?).map_err(|_| overflow(mode))?
-                });
+                    one(i128::from(a))
+                }
+            });
+            // DECIMAL(18, 0) rounded to tens is DECIMAL(19, 0): 128-bit.
+            if ty.phys() == Phys::I128 {
+                Data::I128(rounded.collect::<Result<_>>()?)
+            } else {
+                Data::I64(
+                    rounded
+                        .map(|r| i64::try_from(r?).map_err(|_| overflow(mode)))
+                        .collect::<Result<_>>()?,
+                )
             }
-            Data::I64(out)
         }
         Data::I128(v) => {
             let mut out = Vec::with_capacity(v.len());

@@ -681,7 +681,6 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
             let chunk = ctx.chunk(*col)?;
             let listed = || truth.iter().enumerate().filter(|(_, &t)| t).map(|(v, _)| v);
             let few = chunk.stores_row_codes()
-                && chunk.row_lists_ready()
                 && few_values(chunk, listed().count(), listed(), u64::from(rows))?;
             if !few {
                 if let Some(b) =
@@ -1022,8 +1021,7 @@ fn value_range_rows(ctx: &BlockCtx, col: usize, start: usize, end: usize) -> Res
         return Ok(Sel::All);
     }
     let range = start..end.min(chunk.distinct());
-    let few =
-        chunk.row_lists_ready() && few_values(chunk, range.len(), range, u64::from(ctx.rows))?;
+    let few = few_values(chunk, range.len(), range, u64::from(ctx.rows))?;
     if !few {
         if let Some(b) = ctx.rows_by_codes(col, |v| (start..end).contains(&v), false)? {
             return Ok(Sel::from_bits(b));
@@ -1064,13 +1062,18 @@ fn value_range_rows(ctx: &BlockCtx, col: usize, start: usize, end: usize) -> Res
 /// fixed start plus its rows, a code one table lookup. The rows are the
 /// values' counts for a few values (a frequent key can fill most of a
 /// block), the average count for many. (An equality filter, or a LIKE
-/// matching a few hundred URLs of half a million.)
+/// matching a few hundred URLs of half a million.) Row lists a chunk would
+/// build from its row codes cost a pass over the codes and a sort: they
+/// pay only once built.
 fn few_values(
     chunk: &strata_format::reader::ColumnChunk,
     k: usize,
     idx: impl Iterator<Item = usize>,
     rows: u64,
 ) -> Result<bool> {
+    if !chunk.row_lists_ready() {
+        return Ok(false);
+    }
     /// Values whose counts are read; beyond, the average is assumed.
     const EXACT: usize = 16;
     let exact = k <= EXACT;
@@ -1092,11 +1095,8 @@ fn few_values(
 
 fn value_set_rows(ctx: &BlockCtx, col: usize, idx: &[usize], negated: bool) -> Result<Sel> {
     let chunk = ctx.chunk(col)?;
-    // Row lists built from the codes cost a pass over the codes and a sort:
-    // they pay only once built, for a few values' rows.
     if chunk.stores_row_codes()
-        && (!chunk.row_lists_ready()
-            || !few_values(chunk, idx.len(), idx.iter().copied(), u64::from(ctx.rows))?)
+        && !few_values(chunk, idx.len(), idx.iter().copied(), u64::from(ctx.rows))?
     {
         let mut member = vec![false; chunk.distinct()];
         for &i in idx {
