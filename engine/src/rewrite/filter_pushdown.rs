@@ -27,7 +27,8 @@
 //!   condition on both sides the join's filter (an inner join's result is
 //!   its pairs that pass every condition, in any order of testing). Not
 //!   below the NULL-extended side of an outer join (a NULL row would pass
-//!   where the pair failed).
+//!   where the pair failed). What moves into an input of an inner join is
+//!   led by its keys' `IS NOT NULL` (see [`keys_not_null_first`]).
 //!
 //! An OR over both inputs of a join also moves, as the weaker conditions
 //! it implies on each input (see [`implied_by_or`]), while it stays whole
@@ -40,6 +41,7 @@ use super::{Check, Rule, RuleCtx};
 use crate::error::{EngineError, Result};
 use crate::expr::{conjunction, conjuncts, ExprKind, TExpr};
 use crate::plan::{split_equi_keys, JoinKind, LogicalPlan};
+use crate::value::LType;
 
 /// The rule.
 pub struct FilterPushdown;
@@ -221,6 +223,12 @@ impl Rule for FilterPushdown {
                 keys.extend(new_keys);
                 let mut jf_all = jf.map(conjuncts).unwrap_or_default();
                 jf_all.extend(rest);
+                if matches!(kind, JoinKind::Inner | JoinKind::Semi) {
+                    to_left = keys_not_null_first(keys.iter().map(|k| &k.0), to_left);
+                }
+                if matches!(kind, JoinKind::Inner) {
+                    to_right = keys_not_null_first(keys.iter().map(|k| &k.1), to_right);
+                }
                 let mut left = *left;
                 if let Some(p) = conjunction(to_left) {
                     left = filter(left, p);
@@ -244,6 +252,33 @@ impl Rule for FilterPushdown {
             other => filter(other, predicate),
         })
     }
+}
+
+/// The conditions pushed into a join's input, led by `k IS NOT NULL` for
+/// each key `k` that is a plain column: a row whose key is NULL matches
+/// nothing in an inner (or, on its left, a semi) join, and is dropped
+/// before the other conditions are tested, so that one failing on such a
+/// row (an overflow) fails no more than it does above the join, where DuckDB
+/// tests it. Nothing is added when nothing else is pushed.
+fn keys_not_null_first<'a>(
+    keys: impl Iterator<Item = &'a TExpr>,
+    pushed: Vec<TExpr>,
+) -> Vec<TExpr> {
+    if pushed.is_empty() {
+        return pushed;
+    }
+    let mut out: Vec<TExpr> = Vec::with_capacity(pushed.len() + 1);
+    for k in keys.filter(|k| k.as_col().is_some()) {
+        let not_null = TExpr {
+            kind: ExprKind::IsNull(Box::new(k.clone()), true),
+            ty: LType::Bool,
+        };
+        if !out.contains(&not_null) && !pushed.contains(&not_null) {
+            out.push(not_null);
+        }
+    }
+    out.extend(pushed);
+    out
 }
 
 /// Conditions on one input that an OR over a join's output implies: when
