@@ -591,7 +591,7 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
         Pred::And(kids) => select_all_of(kids, ctx)?,
         Pred::Or(kids) => {
             let mut acc = Sel::Empty;
-            // A per-value branch that fails over all of its values (an
+            // A branch that fails over all of its values or rows (an
             // overflow) is evaluated at the rows no other branch accepts:
             // DuckDB's OR never evaluates it at the others.
             let mut deferred = Vec::new();
@@ -599,26 +599,22 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
                 if !may_match(k, ctx.table, ctx.block) {
                     continue;
                 }
-                let s = match (select(k, ctx), k) {
-                    (Ok(s), _) => s,
-                    (Err(_), Pred::Values { col, expr }) => {
-                        deferred.push((*col, expr));
-                        continue;
-                    }
-                    (Err(e), _) => return Err(e),
+                let Ok(s) = select(k, ctx) else {
+                    deferred.push(k);
+                    continue;
                 };
                 acc = or_sel(acc, s);
                 if acc == Sel::All {
                     return Ok(acc);
                 }
             }
-            for (col, expr) in deferred {
+            for k in deferred {
                 let rest: Vec<u32> = match &acc {
                     Sel::All => return Ok(Sel::All),
                     Sel::Empty => (0..rows).collect(),
                     Sel::Bits(b) => (0..rows).filter(|&r| !b.get(r as usize)).collect(),
                 };
-                let s = Sel::from_bits(values_true_at(ctx, col, expr, &rest)?);
+                let s = Sel::from_bits(select_at(k, ctx, &rest)?);
                 acc = or_sel(acc, s);
             }
             acc
@@ -733,18 +729,14 @@ fn select_all_of(kids: &[Pred], ctx: &BlockCtx) -> Result<Sel> {
         return Ok(Sel::Empty);
     }
     let mut plan = Vec::with_capacity(kids.len());
-    // Value leaves that fail at some distinct value: tested last, at the
-    // values the rows the others keep hold (DuckDB evaluates AND's
-    // operands on the rows still passing, so an error elsewhere is none).
+    // Operands that fail over all of the block's values or rows: tested
+    // last, at the rows the others keep (DuckDB evaluates AND's operands
+    // on the rows still passing, so an error elsewhere is none).
     let mut deferred = Vec::new();
     for (i, k) in kids.iter().enumerate() {
-        let a = match (accepted(k, ctx), k) {
-            (Ok(a), _) => a,
-            (Err(_), Pred::Values { .. }) => {
-                deferred.push(i);
-                continue;
-            }
-            (Err(e), _) => return Err(e),
+        let Ok(a) = accepted(k, ctx) else {
+            deferred.push(i);
+            continue;
         };
         let est = match &a {
             Some((col, a)) => a.matching_rows(ctx, *col)?,
@@ -775,13 +767,12 @@ fn select_all_of(kids: &[Pred], ctx: &BlockCtx) -> Result<Sel> {
                 continue;
             }
             (_, Some((col, a))) => a.rows(ctx, col)?,
-            (_, None) => match (select(&kids[i], ctx), &kids[i]) {
-                (Ok(s), _) => s,
-                (Err(_), Pred::Values { .. }) => {
+            (_, None) => match select(&kids[i], ctx) {
+                Ok(s) => s,
+                Err(_) => {
                     deferred.push(i);
                     continue;
                 }
-                (Err(e), _) => return Err(e),
             },
         };
         acc = match (acc, s) {
@@ -796,17 +787,74 @@ fn select_all_of(kids: &[Pred], ctx: &BlockCtx) -> Result<Sel> {
             return Ok(acc);
         }
     }
+    deferred.sort_unstable();
     for i in deferred {
-        let Pred::Values { col, expr } = &kids[i] else {
-            continue;
-        };
         let rows = acc.rows(ctx.rows);
-        acc = Sel::from_bits(values_true_at(ctx, *col, expr, &rows)?);
+        acc = Sel::from_bits(select_at(&kids[i], ctx, &rows)?);
         if acc == Sel::Empty {
             return Ok(acc);
         }
     }
     Ok(acc)
+}
+
+/// The rows among `rows` (ascending) that satisfy `p`, its per-value and
+/// per-row leaves evaluated only at what those rows hold, AND's and OR's
+/// operands in their written order each at the rows still undecided (as
+/// DuckDB evaluates them): where [`select`] failed over the whole block, an
+/// error raised here is one a row that needs the failing operand raises.
+fn select_at(p: &Pred, ctx: &BlockCtx, rows: &[u32]) -> Result<Bitmap> {
+    let mut out = Bitmap::zeros(ctx.rows as usize);
+    match p {
+        Pred::And(kids) => {
+            let mut left = rows.to_vec();
+            for k in kids {
+                if left.is_empty() {
+                    break;
+                }
+                let b = select_at(k, ctx, &left)?;
+                left.retain(|&r| b.get(r as usize));
+            }
+            for r in left {
+                out.set(r as usize);
+            }
+        }
+        Pred::Or(kids) => {
+            let mut left = rows.to_vec();
+            for k in kids {
+                if left.is_empty() {
+                    break;
+                }
+                let b = select_at(k, ctx, &left)?;
+                out.or(&b);
+                left.retain(|&r| !b.get(r as usize));
+            }
+        }
+        Pred::Values { col, expr } => return values_true_at(ctx, *col, expr, rows),
+        Pred::Rows(expr) => {
+            let cols = expr.columns();
+            let mut loaded = Vec::with_capacity(cols.len());
+            for c in &cols {
+                loaded.push((*c, ctx.column_at(*c, rows)?));
+            }
+            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+            let truth = truth_of(&*eval(expr, rows.len(), &inputs)?);
+            for (&r, t) in rows.iter().zip(truth) {
+                if t {
+                    out.set(r as usize);
+                }
+            }
+        }
+        _ => match select(p, ctx)? {
+            Sel::Empty => {}
+            Sel::All => rows.iter().for_each(|&r| out.set(r as usize)),
+            Sel::Bits(b) => rows
+                .iter()
+                .filter(|&&r| b.get(r as usize))
+                .for_each(|&r| out.set(r as usize)),
+        },
+    }
+    Ok(out)
 }
 
 /// The distinct values of a column a leaf predicate accepts, by index.
