@@ -251,6 +251,7 @@ impl Engine {
         mut log: RuleLog,
         heads: Vec<(Table, u64)>,
     ) -> Result<Compiled> {
+        let _memo = plan::stats::EstimateMemo::start();
         let query = rewrite::optimize(bound, &self.rules, &mut log)?;
         let physical = exec::planner::plan(&query)?;
         Ok(Compiled {

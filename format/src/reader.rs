@@ -210,6 +210,12 @@ impl Table {
         &self.inner.manifest.schema
     }
 
+    /// An identity of this handle, stable while it lives (a view of some
+    /// blocks has its own): the address of its shared state.
+    pub fn handle_id(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
+
     /// Total rows.
     pub fn num_rows(&self) -> u64 {
         self.inner.manifest.rows

@@ -25,7 +25,8 @@ use super::window::WindowOp;
 use super::Operator;
 use crate::error::Result;
 use crate::expr::TExpr;
-use crate::plan::{JoinKind, LogicalPlan, Query};
+use crate::plan::stats::{table_estimate, table_rows};
+use crate::plan::{JoinKind, LogicalPlan, Query, TableQuery};
 
 /// An executable query.
 #[derive(Debug)]
@@ -176,8 +177,8 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
 }
 
 /// Semi-join reduction for a join, if any: the input to filter (the one
-/// with more rows at most, a table query whose key is a stored column),
-/// the key pair, the table column, and the filter to share.
+/// with more rows, a table query whose key is a stored column), the key
+/// pair, the table column, and the filter to share.
 fn reduction(
     kind: &JoinKind,
     left: &LogicalPlan,
@@ -185,24 +186,36 @@ fn reduction(
     keys: &[(TExpr, TExpr)],
 ) -> Option<(Side, usize, usize, Arc<RuntimeFilter>)> {
     // Only with the plan's statistics, which need no query context here:
-    // table queries' row bounds.
-    let rows = |p: &LogicalPlan| match p {
-        LogicalPlan::TableQuery(t) => Some(crate::plan::stats::table_rows(t)),
-        _ => None,
+    // table queries' row bounds, and where those are within 2x of each
+    // other, their estimates (filters measured on a block, which costs a
+    // block's evaluation; a HAVING assumed to keep some of the groups).
+    fn table(p: &LogicalPlan) -> Option<&TableQuery> {
+        match p {
+            LogicalPlan::TableQuery(t) => Some(t),
+            _ => None,
+        }
+    }
+    let (lt, rt) = (table(left), table(right));
+    let smaller = |this: &Option<&TableQuery>, other: &Option<&TableQuery>| match (this, other) {
+        (Some(this), Some(other)) => {
+            let (t, o) = (table_rows(this), table_rows(other));
+            if t.max(o) / 2 > t.min(o) {
+                o < t
+            } else {
+                table_estimate(other) < table_estimate(this)
+            }
+        }
+        _ => true,
     };
-    let candidates = [
-        (Side::Right, right, rows(right), rows(left)),
-        (Side::Left, left, rows(left), rows(right)),
-    ];
-    for (side, input, big, small) in candidates {
+    let candidates = [(Side::Right, right, &rt, &lt), (Side::Left, left, &lt, &rt)];
+    for (side, input, this, other) in candidates {
         if !may_reduce(kind, side) {
             continue;
         }
-        // The other input must not be a bigger table than this one.
-        if let (Some(b), Some(s)) = (big, small) {
-            if s >= b {
-                continue;
-            }
+        // The other input must be smaller than this one, when both are
+        // tables.
+        if !smaller(this, other) {
+            continue;
         }
         for (k, (lk, rk)) in keys.iter().enumerate() {
             let key = if side == Side::Right { rk } else { lk };

@@ -2,8 +2,10 @@
 //! distinct values per block and column): exact upper bounds, for EXPLAIN,
 //! and estimates, for choosing join orders.
 
+use std::cell::RefCell;
+
 use crate::expr::{ExprKind, TExpr};
-use crate::plan::{JoinKind, LogicalPlan, Query, SetOpKind, TableQuery};
+use crate::plan::{Cte, JoinKind, LogicalPlan, Query, SetOpKind, TableQuery};
 use crate::scan::block::BlockCtx;
 use crate::scan::filter::{compile, may_match, select};
 use strata_format::Table;
@@ -115,21 +117,21 @@ const UNKNOWN_SELECTIVITY: f64 = 0.3;
 /// unpruned block's rows its filter keeps; an equi-join's are the
 /// product of its inputs' over the larger number of distinct keys.
 #[recursive::recursive]
-pub fn estimate_rows(p: &LogicalPlan, q: &Query) -> f64 {
+pub fn estimate_rows(p: &LogicalPlan, ctes: &[Cte]) -> f64 {
     match p {
         LogicalPlan::TableQuery(t) => table_estimate(t),
-        LogicalPlan::Filter { input, .. } => estimate_rows(input, q) * UNKNOWN_SELECTIVITY,
+        LogicalPlan::Filter { input, .. } => estimate_rows(input, ctes) * UNKNOWN_SELECTIVITY,
         LogicalPlan::Project { input, .. }
         | LogicalPlan::Sort { input, .. }
         | LogicalPlan::Window { input, .. }
         | LogicalPlan::Distinct { input }
-        | LogicalPlan::DistinctOn { input, .. } => estimate_rows(input, q),
+        | LogicalPlan::DistinctOn { input, .. } => estimate_rows(input, ctes),
         LogicalPlan::Aggregate { input, keys, .. } => {
             if keys.is_empty() {
                 1.0
             } else {
-                let n = estimate_rows(input, q);
-                let groups: f64 = keys.iter().map(|k| key_distinct(k, input, q)).product();
+                let n = estimate_rows(input, ctes);
+                let groups: f64 = keys.iter().map(|k| key_distinct(k, input, ctes)).product();
                 groups.min(n)
             }
         }
@@ -138,13 +140,13 @@ pub fn estimate_rows(p: &LogicalPlan, q: &Query) -> f64 {
             limit,
             offset,
         } => {
-            let n = (estimate_rows(input, q) - *offset as f64).max(0.0);
+            let n = (estimate_rows(input, ctes) - *offset as f64).max(0.0);
             limit.map_or(n, |l| n.min(l as f64))
         }
         LogicalPlan::SetOp {
             kind, left, right, ..
         } => {
-            let (l, r) = (estimate_rows(left, q), estimate_rows(right, q));
+            let (l, r) = (estimate_rows(left, ctes), estimate_rows(right, ctes));
             match kind {
                 SetOpKind::Union => l + r,
                 SetOpKind::Intersect => l.min(r),
@@ -160,11 +162,11 @@ pub fn estimate_rows(p: &LogicalPlan, q: &Query) -> f64 {
             keys,
             filter,
         } => {
-            let (l, r) = (estimate_rows(left, q), estimate_rows(right, q));
+            let (l, r) = (estimate_rows(left, ctes), estimate_rows(right, ctes));
             // The most selective key only (see join_reorder's estimate).
             let divisor = keys
                 .iter()
-                .map(|(a, b)| key_distinct(a, left, q).max(key_distinct(b, right, q)))
+                .map(|(a, b)| key_distinct(a, left, ctes).max(key_distinct(b, right, ctes)))
                 .fold(1.0f64, f64::max);
             let mut inner = l * r / divisor;
             if filter.is_some() {
@@ -179,15 +181,15 @@ pub fn estimate_rows(p: &LogicalPlan, q: &Query) -> f64 {
                 JoinKind::Mark { .. } | JoinKind::Single { .. } => l,
             }
         }
-        LogicalPlan::CteRef { id, .. } => q
-            .ctes
+        LogicalPlan::CteRef { id, .. } => ctes
             .get(*id)
-            .map_or(f64::MAX, |c| estimate_rows(&c.plan, q)),
+            .map_or(f64::MAX, |c| estimate_rows(&c.plan, ctes)),
     }
 }
 
-/// A table query's estimated rows.
-fn table_estimate(t: &TableQuery) -> f64 {
+/// A table query's estimated rows (a HAVING is assumed to keep
+/// [`UNKNOWN_SELECTIVITY`] of the groups).
+pub fn table_estimate(t: &TableQuery) -> f64 {
     let table = &t.table;
     let mut rows = table.num_rows() as f64;
     if let Some(f) = &t.filter {
@@ -204,14 +206,79 @@ fn table_estimate(t: &TableQuery) -> f64 {
                 .product();
             rows = rows.min(groups);
         }
+        if t.having.is_some() {
+            rows *= UNKNOWN_SELECTIVITY;
+        }
     }
     let rows = (rows - t.offset as f64).max(0.0);
     t.limit.map_or(rows, |l| rows.min(l as f64))
 }
 
+thread_local! {
+    /// Filter shares measured on this thread while an [`EstimateMemo`]
+    /// lives: (table handle, filter, share).
+    static SHARES: RefCell<Option<Vec<(usize, TExpr, f64)>>> = const { RefCell::new(None) };
+}
+
+/// While it lives, [`filter_share`] measures each filter on each table once
+/// on this thread. Rewriting and planning one query ask for the same
+/// estimates many times (join orders, semi-join reductions, nested
+/// subqueries' inputs), and each measure evaluates the filter on a block.
+/// The memo ends with the outermost one, before the tables it names can be
+/// dropped (so a handle's address cannot stand for another table).
+pub struct EstimateMemo {
+    outermost: bool,
+}
+
+impl EstimateMemo {
+    /// Starts memoizing on this thread (nested memos share the outermost's).
+    pub fn start() -> EstimateMemo {
+        let outermost = SHARES.with(|s| {
+            let mut s = s.borrow_mut();
+            let fresh = s.is_none();
+            if fresh {
+                *s = Some(Vec::new());
+            }
+            fresh
+        });
+        EstimateMemo { outermost }
+    }
+}
+
+impl Drop for EstimateMemo {
+    fn drop(&mut self) {
+        if self.outermost {
+            SHARES.with(|s| *s.borrow_mut() = None);
+        }
+    }
+}
+
 /// The share of a table's rows `filter` keeps, measured on the first block
-/// its statistics do not rule out (0 when they rule out every block).
+/// its statistics do not rule out (0 when they rule out every block);
+/// remembered while an [`EstimateMemo`] lives.
 fn filter_share(filter: &TExpr, table: &Table) -> f64 {
+    let id = table.handle_id();
+    let known = SHARES.with(|s| {
+        s.borrow().as_ref().and_then(|v| {
+            v.iter()
+                .find(|(t, f, _)| *t == id && f == filter)
+                .map(|x| x.2)
+        })
+    });
+    if let Some(share) = known {
+        return share;
+    }
+    let share = measure_share(filter, table);
+    SHARES.with(|s| {
+        if let Some(v) = s.borrow_mut().as_mut() {
+            v.push((id, filter.clone(), share));
+        }
+    });
+    share
+}
+
+/// [`filter_share`] measured.
+fn measure_share(filter: &TExpr, table: &Table) -> f64 {
     let p = compile(filter);
     let Some(b) = (0..table.num_blocks()).find(|&b| may_match(&p, table, b)) else {
         return 0.0;
@@ -250,8 +317,8 @@ fn column_distinct(table: &Table, col: usize) -> f64 {
 /// columns: a stored column's statistics where the key traces back to
 /// one, else the plan's estimated rows.
 #[recursive::recursive]
-pub fn key_distinct(key: &TExpr, plan: &LogicalPlan, q: &Query) -> f64 {
-    let rows = estimate_rows(plan, q);
+pub fn key_distinct(key: &TExpr, plan: &LogicalPlan, ctes: &[Cte]) -> f64 {
+    let rows = estimate_rows(plan, ctes);
     let Some(col) = key.as_col() else {
         return rows;
     };
@@ -262,27 +329,27 @@ pub fn key_distinct(key: &TExpr, plan: &LogicalPlan, q: &Query) -> f64 {
             .and_then(|(_, e)| e.as_col())
             .map(|c| column_distinct(&t.table, c)),
         LogicalPlan::Project { input, exprs, .. } => {
-            exprs.get(col).map(|e| key_distinct(e, input, q))
+            exprs.get(col).map(|e| key_distinct(e, input, ctes))
         }
         LogicalPlan::Filter { input, .. }
         | LogicalPlan::Sort { input, .. }
         | LogicalPlan::Limit { input, .. }
-        | LogicalPlan::Distinct { input } => Some(key_distinct(key, input, q)),
+        | LogicalPlan::Distinct { input } => Some(key_distinct(key, input, ctes)),
         LogicalPlan::Aggregate { input, keys, .. } => {
-            keys.get(col).map(|k| key_distinct(k, input, q))
+            keys.get(col).map(|k| key_distinct(k, input, ctes))
         }
         LogicalPlan::Join {
             kind, left, right, ..
         } => {
             let nl = left.columns().len();
             if col < nl {
-                Some(key_distinct(key, left, q))
+                Some(key_distinct(key, left, ctes))
             } else if kind.has_right_columns() {
                 let k = TExpr {
                     kind: ExprKind::Col(col - nl),
                     ty: key.ty,
                 };
-                Some(key_distinct(&k, right, q))
+                Some(key_distinct(&k, right, ctes))
             } else {
                 None
             }

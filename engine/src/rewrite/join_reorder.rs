@@ -59,7 +59,7 @@ fn reorder(plan: LogicalPlan, q: &Query) -> LogicalPlan {
         .map(|p| {
             let p = reorder(p, q);
             let width = p.columns().len();
-            let rows = estimate_rows(&p, q);
+            let rows = estimate_rows(&p, &q.ctes);
             let l = Leaf {
                 plan: p,
                 offset,
@@ -256,7 +256,7 @@ fn build(leaves: Vec<Leaf>, conds: Vec<TExpr>, columns: &[Column], q: &Query) ->
             if ra.len() == 1 && rb.len() == 1 && ra != rb {
                 let d = |e: &TExpr, side: usize| {
                     let l = &leaves[side];
-                    key_distinct(&e.clone().map_columns(&|i| i - l.offset), &l.plan, q)
+                    key_distinct(&e.clone().map_columns(&|i| i - l.offset), &l.plan, &q.ctes)
                         .min(l.rows.max(1.0))
                 };
                 edges.push((ra[0], rb[0], d(a, ra[0]).max(d(b, rb[0])).max(1.0)));
