@@ -7,7 +7,8 @@
 //! and every rule that saw a node of its shape but declined (and why), for
 //! EXPLAIN. Three kinds of rule run:
 //! - logical rewrites (`inline_cte`, `mark_join_to_semi`, `factor_or`,
-//!   `filter_pushdown`, `join_condition_pushdown`, `join_reorder`,
+//!   `filter_pushdown`, `join_condition_pushdown`, and between fixpoints
+//!   `semi_join_pushdown` and `join_reorder`,
 //!   `distinct_to_aggregate`, `limit_below_project`, and the
 //!   `prune_columns` pass);
 //! - pushdowns into the table engine's [`TableQuery`] leaf
@@ -43,6 +44,7 @@ pub mod limit_into_table;
 pub mod mark_join_to_semi;
 pub mod project_into_table;
 pub mod prune_columns;
+pub mod semi_join_pushdown;
 pub mod sort_into_table;
 pub mod staged_order_cut;
 pub mod top_count;
@@ -124,6 +126,7 @@ pub static RULES: &[&dyn Rule] = &[
 pub fn rule_names() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = RULES.iter().map(|r| r.name()).collect();
     v.push(prune_columns::NAME);
+    v.push(semi_join_pushdown::NAME);
     v.push(join_reorder::NAME);
     v.push(first_rows::NAME);
     v
@@ -238,14 +241,35 @@ pub fn optimize(mut query: Query, options: &RuleOptions, log: &mut RuleLog) -> R
         .collect();
     let prune = options.enabled(prune_columns::NAME);
     let reorder = options.enabled(join_reorder::NAME);
+    let semi = options.enabled(semi_join_pushdown::NAME);
     // CTE bodies first (each once), then the query.
     for i in 0..query.ctes.len() {
         let plan = std::mem::replace(&mut query.ctes[i].plan, empty());
-        let plan = run_rules(plan, &rules, &query, log, prune, reorder)?;
+        let plan = run_rules(
+            plan,
+            &rules,
+            &query,
+            log,
+            Passes {
+                prune,
+                reorder,
+                semi,
+            },
+        )?;
         query.ctes[i].plan = plan;
     }
     let root = std::mem::replace(&mut query.root, empty());
-    query.root = run_rules(root, &rules, &query, log, prune, reorder)?;
+    query.root = run_rules(
+        root,
+        &rules,
+        &query,
+        log,
+        Passes {
+            prune,
+            reorder,
+            semi,
+        },
+    )?;
     Ok(query)
 }
 
@@ -256,19 +280,34 @@ pub(crate) fn empty() -> LogicalPlan {
     }
 }
 
-/// The rules until none fires; then, if `reorder`, join reordering (on
-/// inputs whose filters the rules have pushed into the table queries);
-/// then, if `prune`, column pruning and the rules again (pruning leaves
-/// projections for them to push down).
+/// The passes that run between fixpoints of the rules.
+struct Passes {
+    prune: bool,
+    reorder: bool,
+    semi: bool,
+}
+
+/// The rules until none fires; then, if `semi`, semi-join pushdown (judged
+/// on inputs whose filters the rules have placed); then, if `reorder`,
+/// join reordering (on inputs whose filters the rules have pushed into the
+/// table queries); then, if `prune`, column pruning and the rules again
+/// (pruning leaves projections for them to push down).
 fn run_rules(
     plan: LogicalPlan,
     rules: &[&dyn Rule],
     query: &Query,
     log: &mut RuleLog,
-    prune: bool,
-    reorder: bool,
+    passes: Passes,
 ) -> Result<LogicalPlan> {
+    let Passes {
+        prune,
+        reorder,
+        semi,
+    } = passes;
     let mut plan = fixpoint(plan, rules, query, log)?;
+    if semi {
+        plan = fixpoint(plan, &[&semi_join_pushdown::SemiJoinPushdown], query, log)?;
+    }
     if reorder && plan.contains_inner_join() {
         plan = join_reorder::run(plan, query);
         log.record(LogEntry {
