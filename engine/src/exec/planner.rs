@@ -186,9 +186,11 @@ fn reduction(
     keys: &[(TExpr, TExpr)],
 ) -> Option<(Side, usize, usize, Arc<RuntimeFilter>)> {
     // Only with the plan's statistics, which need no query context here:
-    // table queries' row bounds, and where those are within 2x of each
-    // other, their estimates (filters measured on a block, which costs a
-    // block's evaluation; a HAVING assumed to keep some of the groups).
+    // table queries' estimates (filters measured on a block, a HAVING
+    // assumed to keep some of the groups). A measure costs a block's
+    // evaluation: join_reorder has made it for an inner join's inputs
+    // (see `EstimateMemo`); for other joins, only where the row bounds are
+    // within 2x of each other and cannot tell the inputs apart.
     fn table(p: &LogicalPlan) -> Option<&TableQuery> {
         match p {
             LogicalPlan::TableQuery(t) => Some(t),
@@ -199,7 +201,7 @@ fn reduction(
     let smaller = |this: &Option<&TableQuery>, other: &Option<&TableQuery>| match (this, other) {
         (Some(this), Some(other)) => {
             let (t, o) = (table_rows(this), table_rows(other));
-            if t.max(o) / 2 > t.min(o) {
+            if !matches!(kind, JoinKind::Inner) && t.max(o) / 2 > t.min(o) {
                 o < t
             } else {
                 table_estimate(other) < table_estimate(this)
