@@ -553,7 +553,7 @@ impl<'a> ExprBinder<'a> {
                 for cw in conditions {
                     let c = self.expr(&cw.condition)?;
                     let c = match &op {
-                        Some(o) => self.compare(CmpOp::Eq, o.clone(), c)?,
+                        Some(o) => fold(self.compare(CmpOp::Eq, o.clone(), c)?)?,
                         None => self.expect_bool(c, "CASE WHEN")?,
                     };
                     whens.push((c, self.expr(&cw.result)?));
