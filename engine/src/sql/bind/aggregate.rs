@@ -190,6 +190,27 @@ pub(crate) fn replace_keys(mut e: TExpr, keys: &[TExpr]) -> TExpr {
             };
         }
     }
+    // A key that is a BETWEEN (bound as an AND) within a longer AND chain,
+    // which binding flattens: `(x BETWEEN a AND b) AND p` holds the key's
+    // operands as a run of its own. (DuckDB, whose BETWEEN is a node of its
+    // own, finds it; it does not find an OR key within a longer OR.)
+    if let ExprKind::And(xs) = &mut e.kind {
+        for (i, k) in keys.iter().enumerate() {
+            let ExprKind::And(run) = &k.kind else {
+                continue;
+            };
+            if run.len() < 2 || run.len() >= xs.len() {
+                continue;
+            }
+            if let Some(at) = xs.windows(run.len()).position(|w| w == run.as_slice()) {
+                let slot = TExpr {
+                    kind: ExprKind::Ref(i),
+                    ty: k.ty,
+                };
+                xs.splice(at..at + run.len(), [slot]);
+            }
+        }
+    }
     e.for_each_child_mut(&mut |c| {
         let taken = std::mem::replace(c, TExpr::lit(Value::Null, LType::Null));
         *c = replace_keys(taken, keys);
