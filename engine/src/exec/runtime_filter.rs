@@ -84,14 +84,16 @@ pub fn may_reduce(kind: &JoinKind, side: Side) -> bool {
     }
 }
 
-/// The table column a join key reads when `input` is a table query that
-/// returns its rows unaggregated and uncut (no LIMIT), and `key` one of its
-/// output columns that is a stored column.
+/// The table column a join key reads when `input` is a table query whose
+/// rows are uncut (no LIMIT) and `key` one of its output columns that is a
+/// stored column or, where the query aggregates, a group key that is one.
+/// Filtering an aggregation's input rows by a group key drops whole groups
+/// (every row of a group has its key), so the groups left are unchanged.
 pub fn key_column(input: &LogicalPlan, key: &TExpr) -> Option<usize> {
     let LogicalPlan::TableQuery(t) = input else {
         return None;
     };
-    if t.aggregation.is_some() || t.limit.is_some() || t.offset > 0 {
+    if t.limit.is_some() || t.offset > 0 {
         return None;
     }
     // Float keys equal across -0.0 and 0.0, which the value filter's keys
@@ -99,6 +101,12 @@ pub fn key_column(input: &LogicalPlan, key: &TExpr) -> Option<usize> {
     if matches!(key.ty, LType::Float | LType::Double) {
         return None;
     }
-    let out = key.as_col()?;
-    t.select.get(out)?.1.as_col()
+    let out = &t.select.get(key.as_col()?)?.1;
+    match &t.aggregation {
+        None => out.as_col(),
+        Some(a) => match out.kind {
+            ExprKind::Ref(k) => a.keys.get(k)?.as_col(),
+            _ => None,
+        },
+    }
 }

@@ -115,6 +115,7 @@ impl Operator for TableScan {
                 calls.join(", ")
             ));
         }
+        notes.extend(runtime);
         notes
     }
 
