@@ -555,6 +555,37 @@ pub trait Inputs {
     }
 }
 
+/// `v IN (list)` over strings, comparing bytes (no hash per value): TRUE
+/// where `v` is in the list, NULL where it is NULL or absent from a list
+/// holding a NULL, else FALSE (negated with `neg`).
+fn str_in_list(v: &Vector, d: &[Vec<u8>], list: &[Value], has_null: bool, neg: bool) -> Vector {
+    let mut set: Vec<&[u8]> = list
+        .iter()
+        .filter_map(|l| match l {
+            Value::Str(s) => Some(s.as_slice()),
+            _ => None,
+        })
+        .collect();
+    set.sort_unstable();
+    let mut vals = Vec::with_capacity(d.len());
+    let mut nulls = vec![false; d.len()];
+    for (i, s) in d.iter().enumerate() {
+        if v.is_null(i) {
+            nulls[i] = true;
+            vals.push(false);
+            continue;
+        }
+        let found = set.binary_search(&s.as_slice()).is_ok();
+        nulls[i] = !found && has_null;
+        vals.push(found != neg);
+    }
+    Vector {
+        ty: LType::Bool,
+        data: Data::Bool(vals),
+        nulls: nulls.iter().any(|&x| x).then_some(nulls),
+    }
+}
+
 /// `e` over `len` rows of which only those `needed` marks matter: where
 /// evaluating every row fails, only the needed rows are evaluated (the
 /// others are NULL), so an error on a row the result ignores is no error.
@@ -744,6 +775,9 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
         ExprKind::InList(x, list, neg) => {
             let v = eval(x, len, inp)?;
             let has_null = list.iter().any(|l| matches!(l, Value::Null));
+            if let Data::Str(d) = &v.data {
+                return Ok(Cow::Owned(str_in_list(&v, d, list, has_null, *neg)));
+            }
             let mut keys: Vec<u128> = Vec::with_capacity(list.len());
             let mut lv = Vector::empty(v.ty, list.len());
             for l in list {
