@@ -326,15 +326,36 @@ enum Target {
 
 fn join_target(c: &TExpr, kind: &JoinKind, nl: usize, nr: usize) -> Option<Target> {
     let cols = c.columns();
+    match input_for(&cols, kind, nl, nr) {
+        Some(Input::Left) => Some(Target::Left),
+        Some(Input::Right) => Some(Target::Right),
+        None if matches!(kind, JoinKind::Inner) && !cols.is_empty() => Some(Target::Join),
+        None => None,
+    }
+}
+
+/// An input of a join.
+pub(super) enum Input {
+    /// The left one.
+    Left,
+    /// The right one.
+    Right,
+}
+
+/// The input of a join of `kind` (inputs `nl` and `nr` columns wide) on
+/// which a condition reading only output columns `cols` can be tested
+/// instead, keeping the join's result (see the module doc): one whose rows
+/// it keeps or drops whole, and not the NULL-extended side of an outer
+/// join. `None` for no columns or columns of both inputs.
+pub(super) fn input_for(cols: &[usize], kind: &JoinKind, nl: usize, nr: usize) -> Option<Input> {
     if cols.is_empty() {
         return None;
     }
     let left_only = cols.iter().all(|&i| i < nl);
     let right_only = kind.has_right_columns() && cols.iter().all(|&i| i >= nl && i < nl + nr);
     match kind {
-        JoinKind::Inner if left_only => Some(Target::Left),
-        JoinKind::Inner if right_only => Some(Target::Right),
-        JoinKind::Inner => Some(Target::Join),
+        JoinKind::Inner if left_only => Some(Input::Left),
+        JoinKind::Inner | JoinKind::Right if right_only => Some(Input::Right),
         JoinKind::Left
         | JoinKind::Semi
         | JoinKind::Anti
@@ -343,9 +364,8 @@ fn join_target(c: &TExpr, kind: &JoinKind, nl: usize, nr: usize) -> Option<Targe
         | JoinKind::Single { .. }
             if left_only =>
         {
-            Some(Target::Left)
+            Some(Input::Left)
         }
-        JoinKind::Right if right_only => Some(Target::Right),
         _ => None,
     }
 }

@@ -239,37 +239,19 @@ pub fn optimize(mut query: Query, options: &RuleOptions, log: &mut RuleLog) -> R
         .copied()
         .filter(|r| options.enabled(r.name()))
         .collect();
-    let prune = options.enabled(prune_columns::NAME);
-    let reorder = options.enabled(join_reorder::NAME);
-    let semi = options.enabled(semi_join_pushdown::NAME);
+    let passes = Passes {
+        prune: options.enabled(prune_columns::NAME),
+        reorder: options.enabled(join_reorder::NAME),
+        semi: options.enabled(semi_join_pushdown::NAME),
+    };
     // CTE bodies first (each once), then the query.
     for i in 0..query.ctes.len() {
         let plan = std::mem::replace(&mut query.ctes[i].plan, empty());
-        let plan = run_rules(
-            plan,
-            &rules,
-            &query,
-            log,
-            Passes {
-                prune,
-                reorder,
-                semi,
-            },
-        )?;
+        let plan = run_rules(plan, &rules, &query, log, passes)?;
         query.ctes[i].plan = plan;
     }
     let root = std::mem::replace(&mut query.root, empty());
-    query.root = run_rules(
-        root,
-        &rules,
-        &query,
-        log,
-        Passes {
-            prune,
-            reorder,
-            semi,
-        },
-    )?;
+    query.root = run_rules(root, &rules, &query, log, passes)?;
     Ok(query)
 }
 
@@ -281,6 +263,7 @@ pub(crate) fn empty() -> LogicalPlan {
 }
 
 /// The passes that run between fixpoints of the rules.
+#[derive(Clone, Copy)]
 struct Passes {
     prune: bool,
     reorder: bool,

@@ -24,6 +24,7 @@
 //! cut); otherwise it stays above the joins, which `join_reorder` then
 //! orders as one tree and which may cut more.
 
+use super::filter_pushdown::{input_for, Input};
 use super::{Check, Rule, RuleCtx};
 use crate::error::{EngineError, Result};
 use crate::expr::{ExprKind, TExpr};
@@ -58,44 +59,32 @@ fn left_columns(keys: &[(TExpr, TExpr)], filter: Option<&TExpr>, nl: usize) -> V
     cols
 }
 
-/// Where the filtering join can move within its left input: the input of
-/// the join below (`true` for its left, `false` for its right), or through
-/// a projection.
+/// Where the filtering join can move within its left input: into an
+/// input of the join below, or through a projection.
 enum Into {
     JoinLeft,
     JoinRight,
     Project,
 }
 
+/// Where a filter on left columns `cols` can move below `left`: the rules
+/// of `filter_pushdown` for a join below, a renumbering for a projection.
 fn target(left: &LogicalPlan, cols: &[usize]) -> Option<Into> {
-    if cols.is_empty() {
-        return None;
-    }
     match left {
-        LogicalPlan::Join { kind, left: jl, .. } => {
-            let nl = jl.columns().len();
-            let left_only = cols.iter().all(|&c| c < nl);
-            let right_only = kind.has_right_columns() && cols.iter().all(|&c| c >= nl);
-            match kind {
-                JoinKind::Inner if left_only => Some(Into::JoinLeft),
-                JoinKind::Inner | JoinKind::Right if right_only => Some(Into::JoinRight),
-                JoinKind::Left
-                | JoinKind::Semi
-                | JoinKind::Anti
-                | JoinKind::AntiNullAware
-                | JoinKind::Mark { .. }
-                | JoinKind::Single { .. }
-                    if left_only =>
-                {
-                    Some(Into::JoinLeft)
-                }
-                _ => None,
-            }
-        }
-        LogicalPlan::Project { exprs, .. } => cols
-            .iter()
-            .all(|&c| exprs.get(c).and_then(TExpr::as_col).is_some())
-            .then_some(Into::Project),
+        LogicalPlan::Join {
+            kind,
+            left: jl,
+            right: jr,
+            ..
+        } => match input_for(cols, kind, jl.columns().len(), jr.columns().len())? {
+            Input::Left => Some(Into::JoinLeft),
+            Input::Right => Some(Into::JoinRight),
+        },
+        LogicalPlan::Project { exprs, .. } => (!cols.is_empty()
+            && cols
+                .iter()
+                .all(|&c| exprs.get(c).and_then(TExpr::as_col).is_some()))
+        .then_some(Into::Project),
         _ => None,
     }
 }
