@@ -702,22 +702,28 @@ pub fn select(p: &Pred, ctx: &BlockCtx) -> Result<Sel> {
         }
         Pred::Rows(expr) => {
             let all: Vec<u32> = (0..rows).collect();
-            let cols = expr.columns();
-            let mut loaded = Vec::new();
-            for c in &cols {
-                loaded.push((*c, ctx.column_at(*c, &all)?));
-            }
-            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-            let truth = truth_of(&*eval(expr, rows as usize, &inputs)?);
-            let mut b = Bitmap::zeros(rows as usize);
-            for (i, t) in truth.iter().enumerate() {
-                if *t {
-                    b.set(i);
-                }
-            }
-            Sel::from_bits(b)
+            Sel::from_bits(rows_true_at(ctx, expr, &all)?)
         }
     })
+}
+
+/// The rows among `rows` where `expr` (over several columns, or none) is
+/// TRUE, its columns read at those rows.
+fn rows_true_at(ctx: &BlockCtx, expr: &TExpr, rows: &[u32]) -> Result<Bitmap> {
+    let cols = expr.columns();
+    let mut loaded = Vec::with_capacity(cols.len());
+    for c in &cols {
+        loaded.push((*c, ctx.column_at(*c, rows)?));
+    }
+    let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
+    let truth = truth_of(&*eval(expr, rows.len(), &inputs)?);
+    let mut out = Bitmap::zeros(ctx.rows as usize);
+    for (&r, t) in rows.iter().zip(truth) {
+        if t {
+            out.set(r as usize);
+        }
+    }
+    Ok(out)
 }
 
 /// `AND`: the children over one column's values first, the one matching
@@ -831,20 +837,7 @@ fn select_at(p: &Pred, ctx: &BlockCtx, rows: &[u32]) -> Result<Bitmap> {
             }
         }
         Pred::Values { col, expr } => return values_true_at(ctx, *col, expr, rows),
-        Pred::Rows(expr) => {
-            let cols = expr.columns();
-            let mut loaded = Vec::with_capacity(cols.len());
-            for c in &cols {
-                loaded.push((*c, ctx.column_at(*c, rows)?));
-            }
-            let inputs = Columns(loaded.iter().map(|(c, v)| (*c, v)).collect());
-            let truth = truth_of(&*eval(expr, rows.len(), &inputs)?);
-            for (&r, t) in rows.iter().zip(truth) {
-                if t {
-                    out.set(r as usize);
-                }
-            }
-        }
+        Pred::Rows(expr) => return rows_true_at(ctx, expr, rows),
         _ => match select(p, ctx)? {
             Sel::Empty => {}
             Sel::All => rows.iter().for_each(|&r| out.set(r as usize)),
