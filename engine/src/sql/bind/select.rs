@@ -308,9 +308,7 @@ impl Binder<'_> {
                 nkeys: keys.len(),
                 groups_have_rows: !keys.is_empty() && sets.is_none(),
             });
-            if sets.is_some() {
-                b.written_keys = constant_keys(&keys, &key_src);
-            }
+            b.written_keys = constant_keys(&keys, &key_src);
             b.windows = Some(WindowCtx::new(&sel.named_window)?);
             let mut post_items = Vec::with_capacity(items.len());
             for it in &items {
