@@ -34,9 +34,11 @@ impl Welford {
 
     /// Adds `x` `n` times.
     pub fn add_n(&mut self, x: f64, n: u64) {
-        if n == 1 {
-            self.add(x);
-        } else if n > 1 {
+        if n <= ONE_BY_ONE {
+            for _ in 0..n {
+                self.add(x);
+            }
+        } else {
             // Copies of a non-finite value spread as NaN, as adding them one
             // by one does (`inf - inf`).
             self.combine(&Welford {
@@ -266,9 +268,11 @@ impl Moments {
 
     /// Adds `x` `n` times.
     pub fn add_n(&mut self, x: f64, n: u64) {
-        if n == 1 {
-            self.add(x);
-        } else if n > 1 {
+        if n <= ONE_BY_ONE {
+            for _ in 0..n {
+                self.add(x);
+            }
+        } else {
             let spread = spread_of_copies(x);
             self.combine(&Moments {
                 n,
@@ -349,6 +353,12 @@ impl Moments {
         Ok(Some(out))
     }
 }
+
+/// Copies of a value up to this many are added one at a time, as DuckDB adds
+/// rows, so that a group's few rows give DuckDB's last digits (a merged state
+/// of copies is as exact but rounds differently: `kurtosis_pop` of {0, 0,
+/// -7.25} is -1.5 one by one, -1.4999999999999998 merged); more are merged.
+const ONE_BY_ONE: u64 = 16;
 
 /// The spread (sum of squared differences, or a higher moment) of copies
 /// of one value: 0, or NaN for a non-finite value, as adding the copies
@@ -514,6 +524,11 @@ mod tests {
         let mut same = Moments::default();
         same.add_n(0.1, 7);
         assert_eq!(same.finish(AggFunc::Skewness).ok(), Some(None));
+        // A few copies of a value give DuckDB's row-by-row digits.
+        let mut few = Moments::default();
+        few.add_n(-5e-324, 2);
+        few.add_n(-7.25, 1);
+        assert_eq!(few.finish(AggFunc::KurtosisPop).ok(), Some(Some(-1.5)));
     }
 
     #[test]
