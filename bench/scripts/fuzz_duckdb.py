@@ -17,7 +17,9 @@ Protocol: one JSON object per line on stdin, one JSON reply per line on stdout.
       microseconds since 1970-01-01, strings as they are, anything else as str().
       A failing query: {"ok": false, "error": MESSAGE, "class": EXCEPTION_CLASS}.
       With "unoptimized": true the query runs with DuckDB's optimizer off (which
-      otherwise folds away expressions it can prove unneeded, errors and all).
+      otherwise folds away expressions it can prove unneeded, errors and all); with
+      "threads": N it runs on N threads (DuckDB's parallel operators can order their
+      work, and so an order-dependent answer, differently from run to run).
   {"op": "version"}
       Reply: {"ok": true, "version": duckdb.__version__}.
 
@@ -128,6 +130,14 @@ def load(con, req):
 
 
 def query(con, req):
+    threads = req.get("threads")
+    if isinstance(threads, int) and threads > 0:
+        before = con.execute("SELECT current_setting('threads')").fetchone()[0]
+        con.execute(f"SET threads = {threads}")
+        try:
+            return query(con, {k: v for k, v in req.items() if k != "threads"})
+        finally:
+            con.execute(f"SET threads = {int(before)}")
     if req.get("unoptimized"):
         con.execute("PRAGMA disable_optimizer")
         try:

@@ -498,6 +498,19 @@ pub struct Leniency {
     /// computes a DECIMAL through DOUBLE loses the digits past the 16th, and
     /// units of 1e-16 below 1).
     pub decimal_as_double: bool,
+    /// Strings match when their numbers read back as the same FLOAT (single
+    /// precision's round-trip forms: `-2525853.8` and `-2525853.75`).
+    pub float32_text: bool,
+    /// Numbers in strings that are computed doubles match in their last digits when
+    /// either side writes 15 significant digits or more (see
+    /// [`same_text_but_float_digits`]), not only DuckDB's: a moment-based aggregate's
+    /// digits depend on the order its values are added in, and either engine's may be
+    /// the shorter.
+    pub float_digits_either: bool,
+    /// strata's infinity matches a NaN: a sum of large finite values that overflowed to
+    /// the other infinity before it met an infinite input (the sum's true value is that
+    /// input's infinity, which strata gives).
+    pub overflow_nan: bool,
     /// Floats match when both are within this distance of 0 (0: off): what
     /// cancellation leaves of a moment-based aggregate whose exact value is
     /// 0, which grows with the square of the inputs (see [`Leniency::near_zero`]).
@@ -510,6 +523,9 @@ impl Leniency {
         float: FLOAT_TOLERANCE,
         number_text: false,
         decimal_as_double: false,
+        float32_text: false,
+        overflow_nan: false,
+        float_digits_either: false,
         near_zero: 0.0,
     };
     /// Floats agree to single precision.
@@ -517,6 +533,9 @@ impl Leniency {
         float: 1e-6,
         number_text: false,
         decimal_as_double: false,
+        float32_text: false,
+        overflow_nan: false,
+        float_digits_either: false,
         near_zero: 0.0,
     };
     /// Numbers in strings compared as numbers.
@@ -524,6 +543,9 @@ impl Leniency {
         float: FLOAT_TOLERANCE,
         number_text: true,
         decimal_as_double: false,
+        float32_text: false,
+        overflow_nan: false,
+        float_digits_either: false,
         near_zero: 0.0,
     };
     /// Exact numbers compared at double precision.
@@ -531,6 +553,39 @@ impl Leniency {
         float: FLOAT_TOLERANCE,
         number_text: false,
         decimal_as_double: true,
+        float32_text: false,
+        overflow_nan: false,
+        float_digits_either: false,
+        near_zero: 0.0,
+    };
+    /// Numbers in strings compared as FLOATs.
+    pub const FLOAT32_TEXT: Leniency = Leniency {
+        float: FLOAT_TOLERANCE,
+        number_text: false,
+        decimal_as_double: false,
+        float32_text: true,
+        overflow_nan: false,
+        float_digits_either: false,
+        near_zero: 0.0,
+    };
+    /// An infinity matches a NaN (see [`Leniency::overflow_nan`]).
+    pub const OVERFLOW_NAN: Leniency = Leniency {
+        float: FLOAT_TOLERANCE,
+        number_text: false,
+        decimal_as_double: false,
+        float32_text: false,
+        overflow_nan: true,
+        float_digits_either: false,
+        near_zero: 0.0,
+    };
+    /// Computed doubles' last digits in strings, whichever side writes more.
+    pub const FLOAT_DIGITS_EITHER: Leniency = Leniency {
+        float: FLOAT_TOLERANCE,
+        number_text: false,
+        decimal_as_double: false,
+        float32_text: false,
+        overflow_nan: false,
+        float_digits_either: true,
         near_zero: 0.0,
     };
     /// Floats near 0 are cancellation noise of moment-based aggregates over
@@ -541,6 +596,9 @@ impl Leniency {
             float: FLOAT_TOLERANCE,
             number_text: false,
             decimal_as_double: false,
+            float32_text: false,
+            overflow_nan: false,
+            float_digits_either: false,
             near_zero: ZERO_NOISE.max(max_input * max_input * 1e-14),
         }
     }
@@ -567,11 +625,12 @@ const DOUBLE_DIGITS: f64 = 1e-15;
 /// `0.0` computed one way and `-1.9e-12` another).
 pub const ZERO_NOISE: f64 = 1e-9;
 
-/// Whether two floats are equal within the tolerance (NaN equals NaN, `-0.0`
-/// equals `0.0`, and an exact zero equals cancellation noise, [`ZERO_NOISE`]).
+/// Whether float `a` (strata's) equals `b` within the tolerance (NaN equals NaN,
+/// `-0.0` equals `0.0`, and an exact zero equals cancellation noise, [`ZERO_NOISE`]).
 pub fn floats_match(a: f64, b: f64) -> bool {
     if a.is_nan() || b.is_nan() {
-        return a.is_nan() && b.is_nan();
+        let l = LENIENCY.with(|c| c.get());
+        return (a.is_nan() && b.is_nan()) || (l.overflow_nan && b.is_nan() && a.is_infinite());
     }
     if a == b {
         return true;
@@ -648,10 +707,26 @@ fn same_number_text(a: &[u8], b: &[u8]) -> bool {
         })
 }
 
-/// Whether two strings differ only in the last digits of computed doubles written in
-/// them: each differing number has at least 15 significant digits in both (a double's
-/// shortest round-trip text, as `concat(var_samp(x))` writes it) and the two agree
-/// within [`FLOAT_TOLERANCE`], as float cells must.
+/// Whether two strings differ only in numbers that read back as the same FLOAT
+/// ([`Leniency::float32_text`]).
+fn same_float32_text(a: &[u8], b: &[u8]) -> bool {
+    let (Ok(a), Ok(b)) = (std::str::from_utf8(a), std::str::from_utf8(b)) else {
+        return false;
+    };
+    let (x, y) = (number_tokens(a), number_tokens(b));
+    x.len() == y.len()
+        && x.iter().zip(&y).all(|(p, q)| match (p, q) {
+            (Ok((u, tu)), Ok((v, tv))) => tu == tv || (*u as f32) == (*v as f32),
+            (Err(u), Err(v)) => u == v,
+            _ => false,
+        })
+}
+
+/// Whether strata's string `a` differs from `b` only in the last digits of computed
+/// doubles written in them: each differing number has at least 15 significant digits
+/// in `b` (a double's shortest round-trip text, as `concat(var_samp(x))` writes it;
+/// `a`'s may be shorter, a computation that came out exact) and the two agree within
+/// [`FLOAT_TOLERANCE`], as float cells must.
 fn same_text_but_float_digits(a: &[u8], b: &[u8]) -> bool {
     let (Ok(a), Ok(b)) = (std::str::from_utf8(a), std::str::from_utf8(b)) else {
         return false;
@@ -667,7 +742,10 @@ fn same_text_but_float_digits(a: &[u8], b: &[u8]) -> bool {
     x.len() == y.len()
         && x.iter().zip(&y).all(|(p, q)| match (p, q) {
             (Ok((u, tu)), Ok((v, tv))) => {
-                tu == tv || (significant(tu) >= 15 && significant(tv) >= 15 && floats_match(*u, *v))
+                let either = LENIENCY.with(|c| c.get().float_digits_either);
+                tu == tv
+                    || ((significant(tv) >= 15 || (either && significant(tu) >= 15))
+                        && floats_match(*u, *v))
             }
             (Err(u), Err(v)) => u == v,
             _ => false,
@@ -701,6 +779,7 @@ pub fn cells_match(s: &Cell, d: &Cell) -> bool {
                 || same_text_but_nan_signs(a, b)
                 || same_text_but_float_digits(a, b)
                 || (LENIENCY.with(|c| c.get().number_text) && same_number_text(a, b))
+                || (LENIENCY.with(|c| c.get().float32_text) && same_float32_text(a, b))
         }
         (Cell::Other(a), Cell::Other(b)) => a == b,
         (Cell::Float(a), Cell::Float(b)) => floats_match(*a, *b),
@@ -928,6 +1007,30 @@ mod tests {
             Cell::Str(b"1.5000000001".to_vec()),
         );
         assert!(!cells_match(&s, &d));
+        // strata's exact -1.5 against DuckDB's computed double; not the other way
+        // round (strata's long form of DuckDB's exact number is a wrong answer).
+        let (s, d) = (
+            Cell::Str(b"00-1.5".to_vec()),
+            Cell::Str(b"00-1.4999999999999998".to_vec()),
+        );
+        assert!(cells_match(&s, &d));
+        assert!(!cells_match(&d, &s));
+        // A FLOAT's two round-trip forms, under FLOAT32_TEXT only.
+        let (s, d) = (
+            Cell::Str(b"-2525853.8back".to_vec()),
+            Cell::Str(b"-2525853.75back".to_vec()),
+        );
+        assert!(!cells_match(&s, &d));
+        assert!(with_leniency(Leniency::FLOAT32_TEXT, || cells_match(
+            &s, &d
+        )));
+        let (s, d) = (
+            Cell::Str(b"2525853.8".to_vec()),
+            Cell::Str(b"2525854.0".to_vec()),
+        );
+        assert!(!with_leniency(Leniency::FLOAT32_TEXT, || cells_match(
+            &s, &d
+        )));
     }
 
     #[test]

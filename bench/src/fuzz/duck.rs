@@ -199,6 +199,15 @@ impl Duck {
         self.run(&req)
     }
 
+    /// Runs `sql` on one DuckDB thread.
+    pub fn query_one_thread(&mut self, sql: &str) -> Result<DuckAnswer> {
+        let req = format!(
+            "{{\"op\": \"query\", \"threads\": 1, \"sql\": {}}}",
+            json::quote(sql)
+        );
+        self.run(&req)
+    }
+
     /// Whether `sql` fails with DuckDB's optimizer off, i.e. when every
     /// expression is evaluated (`None`: no answer in time).
     pub fn fails_unoptimized(&mut self, sql: &str) -> Result<Option<bool>> {
