@@ -693,44 +693,41 @@ fn number_tokens(s: &str) -> Vec<Result<(f64, &str), String>> {
     out
 }
 
-/// Whether two strings differ only in how their numbers are written.
-fn same_number_text(a: &[u8], b: &[u8]) -> bool {
+/// Whether strings `a` and `b` hold the same text between their numbers and
+/// `same` holds for each pair of numbers (value and text).
+fn numbers_agree(a: &[u8], b: &[u8], same: impl Fn((f64, &str), (f64, &str)) -> bool) -> bool {
     let (Ok(a), Ok(b)) = (std::str::from_utf8(a), std::str::from_utf8(b)) else {
         return false;
     };
     let (x, y) = (number_tokens(a), number_tokens(b));
     x.len() == y.len()
         && x.iter().zip(&y).all(|(p, q)| match (p, q) {
-            (Ok((u, _)), Ok((v, _))) => floats_match(*u, *v),
+            (Ok(u), Ok(v)) => same(*u, *v),
             (Err(u), Err(v)) => u == v,
             _ => false,
         })
+}
+
+/// Whether two strings differ only in how their numbers are written.
+fn same_number_text(a: &[u8], b: &[u8]) -> bool {
+    numbers_agree(a, b, |(u, _), (v, _)| floats_match(u, v))
 }
 
 /// Whether two strings differ only in numbers that read back as the same FLOAT
 /// ([`Leniency::float32_text`]).
 fn same_float32_text(a: &[u8], b: &[u8]) -> bool {
-    let (Ok(a), Ok(b)) = (std::str::from_utf8(a), std::str::from_utf8(b)) else {
-        return false;
-    };
-    let (x, y) = (number_tokens(a), number_tokens(b));
-    x.len() == y.len()
-        && x.iter().zip(&y).all(|(p, q)| match (p, q) {
-            (Ok((u, tu)), Ok((v, tv))) => tu == tv || (*u as f32) == (*v as f32),
-            (Err(u), Err(v)) => u == v,
-            _ => false,
-        })
+    numbers_agree(a, b, |(u, tu), (v, tv)| {
+        tu == tv || (u as f32) == (v as f32)
+    })
 }
 
 /// Whether strata's string `a` differs from `b` only in the last digits of computed
 /// doubles written in them: each differing number has at least 15 significant digits
 /// in `b` (a double's shortest round-trip text, as `concat(var_samp(x))` writes it;
-/// `a`'s may be shorter, a computation that came out exact) and the two agree within
-/// [`FLOAT_TOLERANCE`], as float cells must.
+/// `a`'s may be shorter, a computation that came out exact; either under
+/// [`Leniency::float_digits_either`]) and the two agree within [`FLOAT_TOLERANCE`], as
+/// float cells must.
 fn same_text_but_float_digits(a: &[u8], b: &[u8]) -> bool {
-    let (Ok(a), Ok(b)) = (std::str::from_utf8(a), std::str::from_utf8(b)) else {
-        return false;
-    };
     let significant = |t: &str| {
         t.bytes()
             .take_while(|c| !matches!(c, b'e' | b'E'))
@@ -738,18 +735,11 @@ fn same_text_but_float_digits(a: &[u8], b: &[u8]) -> bool {
             .skip_while(|c| *c == b'0')
             .count()
     };
-    let (x, y) = (number_tokens(a), number_tokens(b));
-    x.len() == y.len()
-        && x.iter().zip(&y).all(|(p, q)| match (p, q) {
-            (Ok((u, tu)), Ok((v, tv))) => {
-                let either = LENIENCY.with(|c| c.get().float_digits_either);
-                tu == tv
-                    || ((significant(tv) >= 15 || (either && significant(tu) >= 15))
-                        && floats_match(*u, *v))
-            }
-            (Err(u), Err(v)) => u == v,
-            _ => false,
-        })
+    let either = LENIENCY.with(|c| c.get().float_digits_either);
+    numbers_agree(a, b, |(u, tu), (v, tv)| {
+        tu == tv
+            || ((significant(tv) >= 15 || (either && significant(tu) >= 15)) && floats_match(u, v))
+    })
 }
 
 /// Whether two strings differ only in the sign DuckDB writes on a NaN

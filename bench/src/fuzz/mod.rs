@@ -969,7 +969,10 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, table: &[Column]) -> 
             // answer over the same values in wider columns, where it is exact.
             Verdict::Mismatch(_)
                 if interpolates_quantile(&sql)
-                    && widened_matches(duck, q, table, &shape, &strata_rows)? =>
+                    && with_columns_widened("", table).is_some()
+                    && answers_match(duck, &shape, &strata_rows, DuckRun::Plain, q, |s| {
+                        with_columns_widened(&s, table).unwrap_or(s)
+                    })? =>
             {
                 Outcome::DuckDbInexact("quantile of a narrow type: exact over wider columns")
             }
@@ -1193,23 +1196,6 @@ fn unoptimized_matches(
     strata: &[Vec<cell::Cell>],
 ) -> Result<bool> {
     answers_match(duck, shape, strata, DuckRun::Unoptimized, q, |sql| sql)
-}
-
-/// Whether DuckDB gives strata's answer to `q` over table `t`'s values in
-/// wider columns ([`with_columns_widened`]).
-fn widened_matches(
-    duck: &mut Duck,
-    q: &Query,
-    table: &[Column],
-    shape: &Shape,
-    strata: &[Vec<cell::Cell>],
-) -> Result<bool> {
-    if with_columns_widened("", table).is_none() {
-        return Ok(false);
-    }
-    answers_match(duck, shape, strata, DuckRun::Plain, q, |sql| {
-        with_columns_widened(&sql, table).unwrap_or(sql)
-    })
 }
 
 /// How a recheck runs a query on DuckDB.
