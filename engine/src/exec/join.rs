@@ -248,6 +248,9 @@ impl HashJoin {
             }
             let step = (PAIR_CHUNK / r.rows).max(1);
             let mut start = 0;
+            // Kept pairs per chunk, joined into one vector at the end: a
+            // vector grown pair by pair would hold up to twice its pairs.
+            let mut parts: Vec<Vec<(u32, u32)>> = Vec::new();
             while start < l.rows {
                 ctx.watch.check()?;
                 let end = (start + step).min(l.rows);
@@ -261,10 +264,14 @@ impl HashJoin {
                 };
                 held.push(
                     ctx.budget
-                        .hold(8 * kept.len() as u64, "the pairs of a join")?,
+                        .hold(PAIR_BYTES * kept.len() as u64, "the pairs of a join")?,
                 );
-                pairs.extend(kept);
+                parts.push(kept);
                 start = end;
+            }
+            pairs.reserve_exact(parts.iter().map(Vec::len).sum());
+            for p in parts {
+                pairs.extend(p);
             }
             return Ok(Matches { pairs, _held: held });
         } else {
@@ -418,16 +425,22 @@ impl Operator for HashJoin {
             }
             seen
         };
-        let both = |li: &[u32], ri: &[u32]| -> Batch {
+        // The output is charged before it is gathered (`ExecCtx::run`
+        // charges the gathered batch once this returns): a join's rows can
+        // take far more memory than its inputs or its pairs.
+        let per_row = |b: &Batch| b.bytes().checked_div(b.rows as u64).unwrap_or(0) + 1;
+        let both = |li: &[u32], ri: &[u32]| -> Result<Batch> {
+            let bytes = li.len() as u64 * (per_row(&l) + per_row(&r));
+            let _out = ctx.budget.hold(bytes, "a join's output rows")?;
             let mut cols: Vec<Vector> = l.columns.iter().map(|c| gather(c, li)).collect();
             cols.extend(r.columns.iter().map(|c| gather(c, ri)));
-            Batch::new(cols, li.len())
+            Ok(Batch::new(cols, li.len()))
         };
         let left_only = |keep: &[u32]| -> Batch { l.gather(keep) };
         Ok(match &self.kind {
             JoinKind::Inner => {
                 let (li, ri): (Vec<u32>, Vec<u32>) = m.pairs.iter().copied().unzip();
-                both(&li, &ri)
+                both(&li, &ri)?
             }
             JoinKind::Left | JoinKind::Full => {
                 let mut li = Vec::with_capacity(m.pairs.len());
@@ -457,7 +470,7 @@ impl Operator for HashJoin {
                         }
                     }
                 }
-                both(&li, &ri)
+                both(&li, &ri)?
             }
             JoinKind::Right => {
                 let mut seen = vec![false; r.rows];
@@ -475,7 +488,7 @@ impl Operator for HashJoin {
                         ri.push(j as u32);
                     }
                 }
-                both(&li, &ri)
+                both(&li, &ri)?
             }
             JoinKind::Semi => {
                 let seen = matched_left();
