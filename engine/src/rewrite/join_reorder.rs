@@ -8,9 +8,17 @@
 //! condition goes to the first join where all the inputs it reads are
 //! present; a projection restores the original column order.
 //!
+//! Equalities are closed transitively first: `c.n = s.n AND s.n = n.n`
+//! connects `c` with `n` too, so the order may join them before `s` (TPC-H
+//! Q5: customers of a region before the suppliers), joining on the implied
+//! `c.n = n.n` where no condition of the query connects the input added to
+//! those joined in the same class.
+//!
 //! Sound: inner joins are associative and commutative: the result is the
 //! set of combinations of the inputs' rows for which every condition holds,
-//! whatever the order the conditions are tested in.
+//! whatever the order the conditions are tested in. An implied equality
+//! holds on every combination the conditions keep (equality is transitive,
+//! and a NULL fails both), and every condition is still tested.
 
 use crate::expr::{conjunction, conjuncts, ExprKind, TExpr};
 use crate::plan::stats::{estimate_rows, key_distinct};
@@ -103,15 +111,18 @@ fn flatten(plan: LogicalPlan, base: usize, leaves: &mut Vec<LogicalPlan>, conds:
     }
 }
 
+/// Each input's columns in the tree's original output: (offset, width).
+type Spans = [(usize, usize)];
+
 /// The leaves a condition reads.
-fn leaves_of(c: &TExpr, leaves: &[Leaf]) -> Vec<usize> {
+fn leaves_of(c: &TExpr, spans: &Spans) -> Vec<usize> {
     let mut out: Vec<usize> = c
         .columns()
         .iter()
         .filter_map(|&col| {
-            leaves
+            spans
                 .iter()
-                .position(|l| col >= l.offset && col < l.offset + l.width)
+                .position(|&(offset, width)| col >= offset && col < offset + width)
         })
         .collect();
     out.sort_unstable();
@@ -132,31 +143,35 @@ fn join_estimate(
     rows_set: f64,
     x: usize,
     rows: &[f64],
-    edges: &[(usize, usize, f64)],
+    keys: &KeyClasses,
 ) -> (f64, bool) {
-    let divisor = key_divisor(x, edges, |other| set & (1 << other) != 0);
+    let divisor = key_divisor(x, keys, |other| set & (1 << other) != 0);
     let est = rows_set * rows[x] / divisor.unwrap_or(1.0);
     (est.max(1.0), divisor.is_some())
 }
 
-/// The largest key count of the equalities between input `x` and the
-/// inputs `joined` says are in; `None` if no equality connects them.
-fn key_divisor(
-    x: usize,
-    edges: &[(usize, usize, f64)],
-    joined: impl Fn(usize) -> bool,
-) -> Option<f64> {
-    edges
-        .iter()
-        .filter_map(|&(a, b, d)| {
-            let other = if a == x {
-                b
-            } else if b == x {
-                a
-            } else {
-                return None;
+/// Per class of equal expressions ([`equality_classes`]), each member's
+/// input and estimated distinct values.
+type KeyClasses = [Vec<(usize, f64)>];
+
+/// The divisor of the estimate of joining input `x` with the inputs
+/// `joined` says are in: per class with members on both sides, the larger
+/// of the two sides' distinct keys (a side's: its member's fewest, as the
+/// joined members are equal), and of those the largest; `None` if no
+/// equality connects them.
+fn key_divisor(x: usize, keys: &KeyClasses, joined: impl Fn(usize) -> bool) -> Option<f64> {
+    keys.iter()
+        .filter_map(|class| {
+            let fewest = |on: &dyn Fn(usize) -> bool| {
+                class
+                    .iter()
+                    .filter(|m| on(m.0))
+                    .map(|m| m.1)
+                    .reduce(f64::min)
             };
-            joined(other).then_some(d)
+            let dx = fewest(&|l| l == x)?;
+            let dj = fewest(&|l| l != x && joined(l))?;
+            Some(dx.max(dj))
         })
         .reduce(f64::max)
 }
@@ -164,7 +179,7 @@ fn key_divisor(
 /// The left-deep order with the smallest sum of estimated intermediate
 /// rows, over every order that adds a connected input whenever one is
 /// (dynamic programming over subsets of inputs).
-fn exhaustive_order(rows: &[f64], edges: &[(usize, usize, f64)]) -> Vec<usize> {
+fn exhaustive_order(rows: &[f64], keys: &KeyClasses) -> Vec<usize> {
     let n = rows.len();
     let full = (1u32 << n) - 1;
     // Per subset: (cost, rows, last input, previous subset).
@@ -180,7 +195,7 @@ fn exhaustive_order(rows: &[f64], edges: &[(usize, usize, f64)]) -> Vec<usize> {
         let ests: Vec<(usize, f64, bool)> = outside
             .iter()
             .map(|&x| {
-                let (e, c) = join_estimate(set, r, x, rows, edges);
+                let (e, c) = join_estimate(set, r, x, rows, keys);
                 (x, e, c)
             })
             .collect();
@@ -209,13 +224,13 @@ fn exhaustive_order(rows: &[f64], edges: &[(usize, usize, f64)]) -> Vec<usize> {
     if order.len() == n {
         order
     } else {
-        greedy_order(rows, edges)
+        greedy_order(rows, keys)
     }
 }
 
 /// From the input with the fewest rows, adding each time the connected
 /// input (any, if none is) that gives the fewest estimated rows.
-fn greedy_order(rows: &[f64], edges: &[(usize, usize, f64)]) -> Vec<usize> {
+fn greedy_order(rows: &[f64], keys: &KeyClasses) -> Vec<usize> {
     let n = rows.len();
     let first = (0..n)
         .min_by(|&a, &b| rows[a].total_cmp(&rows[b]))
@@ -227,7 +242,7 @@ fn greedy_order(rows: &[f64], edges: &[(usize, usize, f64)]) -> Vec<usize> {
     while order.len() < n {
         let mut best: Option<(bool, f64, usize)> = None;
         for x in (0..n).filter(|&x| !joined[x]) {
-            let divisor = key_divisor(x, edges, |other| joined[other]);
+            let divisor = key_divisor(x, keys, |other| joined[other]);
             let connected = divisor.is_some();
             let est = r * rows[x] / divisor.unwrap_or(1.0);
             let better =
@@ -244,30 +259,160 @@ fn greedy_order(rows: &[f64], edges: &[(usize, usize, f64)]) -> Vec<usize> {
     order
 }
 
-fn build(leaves: Vec<Leaf>, conds: Vec<TExpr>, columns: &[Column], q: &Query) -> LogicalPlan {
-    let n = leaves.len();
-    let reads: Vec<Vec<usize>> = conds.iter().map(|c| leaves_of(c, &leaves)).collect();
-    // Per equality between two inputs: the inputs and the larger number
-    // of distinct key values (the estimate divides by it).
-    let mut edges: Vec<(usize, usize, f64)> = Vec::new();
-    for c in &conds {
-        if let ExprKind::Cmp(crate::expr::CmpOp::Eq, a, b) = &c.kind {
-            let (ra, rb) = (leaves_of(a, &leaves), leaves_of(b, &leaves));
-            if ra.len() == 1 && rb.len() == 1 && ra != rb {
-                let d = |e: &TExpr, side: usize| {
-                    let l = &leaves[side];
-                    key_distinct(&e.clone().map_columns(&|i| i - l.offset), &l.plan, &q.ctes)
-                        .min(l.rows.max(1.0))
-                };
-                edges.push((ra[0], rb[0], d(a, ra[0]).max(d(b, rb[0])).max(1.0)));
+/// One side of an equality and the input it reads.
+type Side<'a> = (&'a TExpr, usize);
+
+/// The sides of an equality condition, where each reads one input.
+fn equality_sides<'a>(c: &'a TExpr, spans: &Spans) -> Option<(Side<'a>, Side<'a>)> {
+    let ExprKind::Cmp(crate::expr::CmpOp::Eq, a, b) = &c.kind else {
+        return None;
+    };
+    match (
+        leaves_of(a, spans).as_slice(),
+        leaves_of(b, spans).as_slice(),
+    ) {
+        ([la], [lb]) => Some(((&**a, *la), (&**b, *lb))),
+        _ => None,
+    }
+}
+
+/// The classes of expressions the equality conditions make equal, each
+/// member with the input it reads (expressions are merged when equal, so a
+/// class holds one type).
+fn equality_classes(conds: &[TExpr], spans: &Spans) -> Vec<Vec<(TExpr, usize)>> {
+    let mut classes: Vec<Vec<(TExpr, usize)>> = Vec::new();
+    for c in conds {
+        let Some((a, b)) = equality_sides(c, spans) else {
+            continue;
+        };
+        let find = |classes: &[Vec<(TExpr, usize)>], e: &TExpr| {
+            classes.iter().position(|m| m.iter().any(|(x, _)| x == e))
+        };
+        match (find(&classes, a.0), find(&classes, b.0)) {
+            (Some(i), Some(j)) if i != j => {
+                let merged = classes.swap_remove(i.max(j));
+                classes[i.min(j)].extend(merged);
             }
+            (Some(_), Some(_)) => {}
+            (Some(i), None) => classes[i].push((b.0.clone(), b.1)),
+            (None, Some(j)) => classes[j].push((a.0.clone(), a.1)),
+            (None, None) => classes.push(vec![(a.0.clone(), a.1), (b.0.clone(), b.1)]),
         }
     }
+    classes
+}
+
+/// Which class members ([`equality_classes`]) the equalities kept so far
+/// make equal: a union-find over `(class, member)`.
+struct Linked {
+    classes: Vec<Vec<(TExpr, usize)>>,
+    parent: Vec<Vec<usize>>,
+}
+
+impl Linked {
+    fn new(classes: Vec<Vec<(TExpr, usize)>>) -> Linked {
+        let parent = classes.iter().map(|c| (0..c.len()).collect()).collect();
+        Linked { classes, parent }
+    }
+
+    fn find(&mut self, class: usize, mut m: usize) -> usize {
+        while self.parent[class][m] != m {
+            let up = self.parent[class][self.parent[class][m]];
+            self.parent[class][m] = up;
+            m = up;
+        }
+        m
+    }
+
+    /// The class and member of expression `e`.
+    fn member(&self, e: &TExpr) -> Option<(usize, usize)> {
+        self.classes
+            .iter()
+            .enumerate()
+            .find_map(|(c, ms)| ms.iter().position(|m| m.0 == *e).map(|m| (c, m)))
+    }
+
+    /// Whether `cond` is an equality between class members.
+    fn member_sides(&self, cond: &TExpr, spans: &Spans) -> bool {
+        equality_sides(cond, spans)
+            .is_some_and(|((a, _), (b, _))| self.member(a).is_some() && self.member(b).is_some())
+    }
+
+    /// Links the sides of class equality `cond`; false if they were
+    /// linked already (the kept equalities imply it).
+    fn link(&mut self, cond: &TExpr, spans: &Spans) -> bool {
+        let Some(((a, _), (b, _))) = equality_sides(cond, spans) else {
+            return false;
+        };
+        let (Some((ca, ma)), Some((_, mb))) = (self.member(a), self.member(b)) else {
+            return false;
+        };
+        let (ra, rb) = (self.find(ca, ma), self.find(ca, mb));
+        if ra == rb {
+            return false;
+        }
+        self.parent[ca][ra] = rb;
+        true
+    }
+
+    /// The equalities that link each member of input `x` to its class's
+    /// members in the inputs `in_tree` (which include `x`), where no kept
+    /// equality does; they are linked from then on.
+    fn implied(&mut self, x: usize, in_tree: &[usize]) -> Vec<TExpr> {
+        let mut out = Vec::new();
+        for c in 0..self.classes.len() {
+            let Some(t) = self.classes[c]
+                .iter()
+                .position(|m| m.1 != x && in_tree.contains(&m.1))
+            else {
+                continue;
+            };
+            for m in 0..self.classes[c].len() {
+                if self.classes[c][m].1 != x || self.find(c, m) == self.find(c, t) {
+                    continue;
+                }
+                let (rm, rt) = (self.find(c, m), self.find(c, t));
+                self.parent[c][rm] = rt;
+                out.push(TExpr {
+                    kind: ExprKind::Cmp(
+                        crate::expr::CmpOp::Eq,
+                        Box::new(self.classes[c][t].0.clone()),
+                        Box::new(self.classes[c][m].0.clone()),
+                    ),
+                    ty: crate::value::LType::Bool,
+                });
+            }
+        }
+        out
+    }
+}
+
+fn build(leaves: Vec<Leaf>, conds: Vec<TExpr>, columns: &[Column], q: &Query) -> LogicalPlan {
+    let n = leaves.len();
+    let spans: Vec<(usize, usize)> = leaves.iter().map(|l| (l.offset, l.width)).collect();
+    let reads: Vec<Vec<usize>> = conds.iter().map(|c| leaves_of(c, &spans)).collect();
+    let classes = equality_classes(&conds, &spans);
+    let mut linked = Linked::new(classes.clone());
+    // Each class member's distinct values (the estimates divide by them).
+    let keys: Vec<Vec<(usize, f64)>> = classes
+        .iter()
+        .map(|class| {
+            class
+                .iter()
+                .map(|(e, side)| {
+                    let l = &leaves[*side];
+                    let d =
+                        key_distinct(&e.clone().map_columns(&|i| i - l.offset), &l.plan, &q.ctes);
+                    (*side, d.min(l.rows.max(1.0)).max(1.0))
+                })
+                .collect()
+        })
+        .collect();
     let rows: Vec<f64> = leaves.iter().map(|l| l.rows).collect();
     let order = if n <= MAX_EXHAUSTIVE {
-        exhaustive_order(&rows, &edges)
+        exhaustive_order(&rows, &keys)
     } else {
-        greedy_order(&rows, &edges)
+        greedy_order(&rows, &keys)
     };
     // Rebuild left-deep; positions of each leaf's columns in the new tree.
     let mut new_offset = vec![0usize; n];
@@ -296,13 +441,24 @@ fn build(leaves: Vec<Leaf>, conds: Vec<TExpr>, columns: &[Column], q: &Query) ->
                 .find(|&&(_, off, w)| col >= off && col < off + w)
                 .map_or(col, |&(leaf, off, _)| new_offset[leaf] + col - off)
         };
+        // The stated conditions, but equalities the kept ones imply; then
+        // the implied ones that link the new input's keys to the tree.
         let mut here = Vec::new();
         for (k, r) in reads.iter().enumerate() {
             if !placed[k] && r.iter().all(|x| in_tree.contains(x)) {
                 placed[k] = true;
-                here.push(conds[k].clone().map_columns(&to_new));
+                let class_equality = linked.member_sides(&conds[k], &spans);
+                if !class_equality || linked.link(&conds[k], &spans) {
+                    here.push(conds[k].clone().map_columns(&to_new));
+                }
             }
         }
+        here.extend(
+            linked
+                .implied(i, &in_tree)
+                .into_iter()
+                .map(|c| c.map_columns(&to_new)),
+        );
         let (keys, rest) = split_equi_keys(here, width);
         tree = LogicalPlan::Join {
             kind: JoinKind::Inner,
