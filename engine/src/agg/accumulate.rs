@@ -11,6 +11,8 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
+use foldhash::fast::FixedState;
+
 use crate::agg::fold::{fold, Feed};
 use crate::agg::func::AggCall;
 use crate::error::{invalid, Result};
@@ -98,7 +100,7 @@ pub fn group_rows(keys: &[&Vector], rows: usize) -> Result<Grouping> {
     let mut ids: Vec<u32> = vec![0; rows];
     let mut count: u32 = u32::from(rows > 0);
     for (k, v) in keys.iter().enumerate() {
-        let mut codes: HashMap<Atom, u32> = HashMap::new();
+        let mut codes: HashMap<Atom, u32, FixedState> = HashMap::default();
         let col: Vec<u32> = (0..rows)
             .map(|i| {
                 let n = codes.len() as u32;
@@ -109,7 +111,7 @@ pub fn group_rows(keys: &[&Vector], rows: usize) -> Result<Grouping> {
             count = codes.len() as u32;
             ids = col;
         } else {
-            let mut pairs: HashMap<(u32, u32), u32> = HashMap::new();
+            let mut pairs: HashMap<(u32, u32), u32, FixedState> = HashMap::default();
             for (id, c) in ids.iter_mut().zip(col) {
                 let n = pairs.len() as u32;
                 *id = *pairs.entry((*id, c)).or_insert(n);
@@ -167,10 +169,10 @@ pub fn feed(call: &AggCall, inputs: &CallInputs, ids: &[u32]) -> Feed {
     }
     if call.distinct {
         if let [a] = inputs.args.as_slice() {
-            let mut seen: HashSet<(u32, Atom)> = HashSet::new();
+            let mut seen: HashSet<(u32, Atom), FixedState> = HashSet::default();
             rows.retain(|&r| seen.insert((ids[r as usize], atom(a, r as usize))));
         } else {
-            let mut seen: HashSet<(u32, Vec<Atom>)> = HashSet::new();
+            let mut seen: HashSet<(u32, Vec<Atom>), FixedState> = HashSet::default();
             rows.retain(|&r| {
                 let key: Vec<Atom> = inputs.args.iter().map(|a| atom(a, r as usize)).collect();
                 seen.insert((ids[r as usize], key))

@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::FixedState;
+
 use crate::agg::accumulate::{atom, Atom};
 use crate::agg::float_sum::{exact_avg, FloatSum};
 use crate::agg::func::{AggCall, AggFunc, AggParam, Quantile};
@@ -429,14 +431,14 @@ fn value_counts<'a>(
     args: &[&'a Vector],
     feed: &Feed,
     n: usize,
-) -> Vec<HashMap<Atom<'a>, (u64, usize)>> {
+) -> Vec<HashMap<Atom<'a>, (u64, usize), FixedState>> {
     let x = args[0];
     states(
         call,
         args,
         feed,
         n,
-        |m: &mut HashMap<Atom, (u64, usize)>, r| {
+        |m: &mut HashMap<Atom, (u64, usize), FixedState>, r| {
             m.entry(atom(x, r)).or_insert((0, r)).0 += 1;
         },
     )
@@ -448,7 +450,7 @@ fn mode(call: &AggCall, args: &[&Vector], feed: &Feed, n: usize) -> Vector {
     let x = args[0];
     let ordered = !call.order.is_empty();
     // Where each row was fed, to compare first appearances.
-    let pos: HashMap<usize, usize> = if ordered {
+    let pos: HashMap<usize, usize, FixedState> = if ordered {
         feed.rows
             .iter()
             .enumerate()
@@ -456,7 +458,7 @@ fn mode(call: &AggCall, args: &[&Vector], feed: &Feed, n: usize) -> Vector {
             .rev()
             .collect()
     } else {
-        HashMap::new()
+        HashMap::default()
     };
     let counts = value_counts(call, args, feed, n);
     let mut out = Vector::empty(call.ty, n);
