@@ -714,12 +714,23 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
             }
             Cow::Owned(out)
         }
+        // A left operand NULL at every row makes the result NULL without
+        // the right one being evaluated (which then cannot fail), as DuckDB
+        // skips the arguments after one that is a constant NULL.
         ExprKind::Arith(op, a, b) => {
-            let (a, b) = (eval(a, len, inp)?, eval(b, len, inp)?);
+            let a = eval(a, len, inp)?;
+            if all_null(&a) {
+                return Ok(Cow::Owned(Vector::constant(e.ty, &Value::Null, len)));
+            }
+            let b = eval(b, len, inp)?;
             Cow::Owned(arith(*op, &a, &b, e.ty)?)
         }
         ExprKind::Cmp(op, a, b) => {
-            let (a, b) = (eval(a, len, inp)?, eval(b, len, inp)?);
+            let a = eval(a, len, inp)?;
+            if all_null(&a) {
+                return Ok(Cow::Owned(Vector::constant(e.ty, &Value::Null, len)));
+            }
+            let b = eval(b, len, inp)?;
             Cow::Owned(compare(*op, &a, &b))
         }
         ExprKind::And(xs) | ExprKind::Or(xs) => {
@@ -940,6 +951,11 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
             Cow::Owned(crate::expr::scalar::eval_func(func, &refs, e.ty, len)?)
         }
     })
+}
+
+/// Whether `v` has rows and every one is NULL.
+fn all_null(v: &Vector) -> bool {
+    !v.is_empty() && (0..v.len()).all(|i| v.is_null(i))
 }
 
 fn zero_of(ty: LType) -> Value {

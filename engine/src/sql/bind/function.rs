@@ -274,6 +274,10 @@ impl ExprBinder<'_> {
             {
                 Ok(a.clone())
             }
+            // So is the first argument where the second is a NULL constant
+            // (folded, say `min(NULL::INTEGER)`): nothing equals it, and no
+            // value is cast to compare them, whatever the types.
+            ("nullif", [a, b]) if matches!(b.as_lit(), Some(Value::Null)) => Ok(a.clone()),
             ("nullif", [a, b]) => func_common(Func::NullIf, vec![a.clone(), b.clone()]),
             // The argument's type, known when binding.
             ("typeof", [x]) => Ok(TExpr::lit(
