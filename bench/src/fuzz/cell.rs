@@ -511,6 +511,10 @@ pub struct Leniency {
     /// the other infinity before it met an infinite input (the sum's true value is that
     /// input's infinity, which strata gives).
     pub overflow_nan: bool,
+    /// Floats match when they differ by at most this much (0: off): what is left of
+    /// a moment-based aggregate's rounding after a remainder (`var_pop(x) % 7`) has
+    /// taken away its magnitude.
+    pub absolute: f64,
     /// Floats match when both are within this distance of 0 (0: off): what
     /// cancellation leaves of a moment-based aggregate whose exact value is
     /// 0, which grows with the square of the inputs (see [`Leniency::near_zero`]).
@@ -526,6 +530,7 @@ impl Leniency {
         float32_text: false,
         overflow_nan: false,
         float_digits_either: false,
+        absolute: 0.0,
         near_zero: 0.0,
     };
     /// Floats agree to single precision.
@@ -536,6 +541,7 @@ impl Leniency {
         float32_text: false,
         overflow_nan: false,
         float_digits_either: false,
+        absolute: 0.0,
         near_zero: 0.0,
     };
     /// Numbers in strings compared as numbers.
@@ -546,6 +552,7 @@ impl Leniency {
         float32_text: false,
         overflow_nan: false,
         float_digits_either: false,
+        absolute: 0.0,
         near_zero: 0.0,
     };
     /// Exact numbers compared at double precision.
@@ -556,6 +563,7 @@ impl Leniency {
         float32_text: false,
         overflow_nan: false,
         float_digits_either: false,
+        absolute: 0.0,
         near_zero: 0.0,
     };
     /// Numbers in strings compared as FLOATs.
@@ -566,6 +574,7 @@ impl Leniency {
         float32_text: true,
         overflow_nan: false,
         float_digits_either: false,
+        absolute: 0.0,
         near_zero: 0.0,
     };
     /// An infinity matches a NaN (see [`Leniency::overflow_nan`]).
@@ -576,6 +585,7 @@ impl Leniency {
         float32_text: false,
         overflow_nan: true,
         float_digits_either: false,
+        absolute: 0.0,
         near_zero: 0.0,
     };
     /// Computed doubles' last digits in strings, whichever side writes more.
@@ -586,8 +596,17 @@ impl Leniency {
         float32_text: false,
         overflow_nan: false,
         float_digits_either: true,
+        absolute: 0.0,
         near_zero: 0.0,
     };
+    /// Floats within the rounding a moment-based aggregate of inputs as large as
+    /// `max_input` carries (as [`Leniency::near_zero`]), whatever their size.
+    pub fn absolute(max_input: f64) -> Leniency {
+        Leniency {
+            absolute: ZERO_NOISE.max(max_input * max_input * 1e-14),
+            ..Leniency::STRICT
+        }
+    }
     /// Floats near 0 are cancellation noise of moment-based aggregates over
     /// inputs as large as `max_input`: doubles carry 16 digits, so sums of
     /// squares of such inputs cancel to noise of about `max_input² * 1e-16`.
@@ -599,6 +618,7 @@ impl Leniency {
             float32_text: false,
             overflow_nan: false,
             float_digits_either: false,
+            absolute: 0.0,
             near_zero: ZERO_NOISE.max(max_input * max_input * 1e-14),
         }
     }
@@ -643,6 +663,9 @@ pub fn floats_match(a: f64, b: f64) -> bool {
     }
     let l = LENIENCY.with(|c| c.get());
     if a.abs() <= l.near_zero && b.abs() <= l.near_zero {
+        return true;
+    }
+    if (a - b).abs() <= l.absolute {
         return true;
     }
     let tol = l.float;

@@ -1002,6 +1002,15 @@ fn differential(db: &StrataDb, duck: &mut Duck, q: &Query, table: &[Column]) -> 
             {
                 Outcome::FloatNoise("moment-based aggregate near 0")
             }
+            // A remainder of one: its rounding left without the magnitude it
+            // was relative to.
+            Verdict::Mismatch(_)
+                if uses_moment_aggregate(&sql)
+                    && sql.contains(" % ")
+                    && passes(cell::Leniency::absolute(largest_number(table))) =>
+            {
+                Outcome::FloatNoise("remainder of a moment-based aggregate")
+            }
             // Their last digits, written in text (the order values are added
             // in decides them, and either engine's may come out shorter).
             Verdict::Mismatch(_)
