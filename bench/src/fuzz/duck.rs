@@ -227,9 +227,16 @@ impl Duck {
             other => other?,
         };
         if reply.get("ok") != &Json::Bool(true) {
+            let message = reply.get("error").str().unwrap_or("?").to_string();
+            // A FATAL error invalidates DuckDB's database (seen with a cast
+            // DuckDB raised from a function not marked fallible): a new
+            // process, with the table loaded again, answers what follows.
+            if message.starts_with("FATAL Error") || message.contains("has been invalidated") {
+                self.restart()?;
+            }
             return Ok(DuckAnswer::Error {
                 class: reply.get("class").str().unwrap_or("?").to_string(),
-                message: reply.get("error").str().unwrap_or("?").to_string(),
+                message,
             });
         }
         let strs = |j: &Json| -> Vec<String> {

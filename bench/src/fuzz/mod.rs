@@ -769,11 +769,13 @@ fn with_table_as(sql: &str, select: &str) -> String {
 
 /// `sql` over table `t`'s values in wider types, where DuckDB computes
 /// quantiles exactly: DECIMAL columns as DECIMAL(38, s), 64-bit integers as
-/// HUGEINT (`None`: no column widens).
+/// HUGEINT (`None`: no column widens). DuckDB's table lacks the columns
+/// that are not UTF-8.
 fn with_columns_widened(sql: &str, table: &[Column]) -> Option<String> {
     let mut widened = false;
     let select: Vec<String> = table
         .iter()
+        .filter(|c| !c.raw_bytes)
         .map(|c| match c.ty {
             Storage::Decimal { scale, .. } => {
                 widened = true;
