@@ -18,6 +18,7 @@ use arrow_array::builder::{
 };
 use arrow_array::{ArrayRef, NullArray, RecordBatch, RecordBatchOptions, StringArray};
 use arrow_schema::{ArrowError, Field, Schema};
+use strata_engine::strs::Strs;
 use strata_engine::value::{Data, Vector};
 use strata_engine::LType;
 
@@ -112,7 +113,7 @@ fn decimal(n: usize, p: u8, s: u8) -> Result<Decimal128Builder, ArrowError> {
 }
 
 /// `Utf8` when every value is valid UTF-8, else `Binary`.
-fn strings(v: &Vector, x: &[Vec<u8>]) -> ArrayRef {
+fn strings(v: &Vector, x: &Strs) -> ArrayRef {
     let texts: Option<Vec<Option<&str>>> = x
         .iter()
         .enumerate()
@@ -127,7 +128,7 @@ fn strings(v: &Vector, x: &[Vec<u8>]) -> ArrayRef {
     match texts {
         Some(t) => Arc::new(StringArray::from(t)),
         None => {
-            let mut b = BinaryBuilder::with_capacity(x.len(), x.iter().map(Vec::len).sum());
+            let mut b = BinaryBuilder::with_capacity(x.len(), x.total_bytes());
             for (i, s) in x.iter().enumerate() {
                 if v.is_null(i) {
                     b.append_null();

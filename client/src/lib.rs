@@ -61,6 +61,7 @@ pub use error::{Error, Result};
 pub use file_cache::{CacheEntry, FileCache, SourceError, SourceFile};
 pub use result::{Column, ColumnValues, QueryResult, Row, Rows};
 pub use split::{Partial, SplitQuery};
+pub use strata_engine::strs::Strs;
 pub use strata_engine::{Interrupter, LType as DataType, Value};
 pub use strata_format as format;
 

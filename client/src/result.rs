@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use strata_engine::strs::Strs;
 use strata_engine::value::{format_value, Data, Vector};
 use strata_engine::{ResultColumn, Value};
 
@@ -131,8 +132,9 @@ pub enum ColumnValues<'a> {
     Int128(&'a [i128]),
     /// FLOAT and DOUBLE.
     Float64(&'a [f64]),
-    /// VARCHAR, as bytes (normally UTF-8).
-    Bytes(&'a [Vec<u8>]),
+    /// VARCHAR, as bytes (normally UTF-8), stored back to back (`strs[i]` is
+    /// row `i`'s).
+    Bytes(&'a Strs),
 }
 
 impl<'a> Column<'a> {
@@ -228,7 +230,7 @@ impl<'a> Column<'a> {
     }
 
     /// The values as byte strings, if the column is VARCHAR.
-    pub fn as_bytes(&self) -> Option<&'a [Vec<u8>]> {
+    pub fn as_bytes(&self) -> Option<&'a Strs> {
         match self.values() {
             ColumnValues::Bytes(v) => Some(v),
             _ => None,

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::error::{EngineError, Result};
+use crate::strs::Strs;
 use crate::value::{Data, Vector};
 
 /// A query's memory budget. The default has no limit.
@@ -108,7 +109,10 @@ pub fn vector_bytes(v: &Vector) -> u64 {
 /// Approximate heap bytes of a vector's values from position `from` on.
 pub fn vector_bytes_from(v: &Vector, from: usize) -> u64 {
     let n = v.len().saturating_sub(from);
-    bytes_of(v, n, |s| s.iter().skip(from).map(|x| x.len() as u64).sum())
+    bytes_of(v, n, |s| match from {
+        0 => s.total_bytes() as u64,
+        _ => s.iter().skip(from).map(|x| x.len() as u64).sum(),
+    })
 }
 
 /// Approximate heap bytes of `v`'s values at `idx` (as [`Vector::gather`]
@@ -120,13 +124,13 @@ pub fn gathered_bytes(v: &Vector, idx: &[u32]) -> u64 {
 }
 
 /// Bytes of `n` of `v`'s values, strings' own bytes from `str_bytes`.
-fn bytes_of(v: &Vector, n: usize, str_bytes: impl FnOnce(&[Vec<u8>]) -> u64) -> u64 {
+fn bytes_of(v: &Vector, n: usize, str_bytes: impl FnOnce(&Strs) -> u64) -> u64 {
     let n = n as u64;
     let data = match &v.data {
         Data::Bool(_) => n,
         Data::I64(_) | Data::U64(_) | Data::F64(_) => 8 * n,
         Data::I128(_) => 16 * n,
-        Data::Str(s) => str_bytes(s) + 24 * n,
+        Data::Str(s) => str_bytes(s) + 8 * n,
     };
     data + v.nulls.as_ref().map_or(0, |_| n)
 }

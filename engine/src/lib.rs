@@ -40,6 +40,7 @@ pub mod result;
 pub mod rewrite;
 pub mod scan;
 pub mod sql;
+pub mod strs;
 pub mod value;
 
 use std::path::Path;

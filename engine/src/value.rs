@@ -6,6 +6,7 @@ use strata_format::types::{float_from_key, float_key, signed_from_key, signed_ke
 use strata_format::DataType;
 
 use crate::error::{EngineError, Result};
+use crate::strs::Strs;
 
 /// A SQL type as the engine sees it (DuckDB's names and result types).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -252,8 +253,8 @@ pub enum Data {
     I128(Vec<i128>),
     /// `f64`s.
     F64(Vec<f64>),
-    /// Strings.
-    Str(Vec<Vec<u8>>),
+    /// Strings (and lists, as their encoded bytes).
+    Str(Strs),
 }
 
 /// A typed column of values with optional NULLs.
@@ -276,7 +277,7 @@ impl Data {
             Phys::U64 => Data::U64(Vec::with_capacity(cap)),
             Phys::I128 => Data::I128(Vec::with_capacity(cap)),
             Phys::F64 => Data::F64(Vec::with_capacity(cap)),
-            Phys::Str => Data::Str(Vec::with_capacity(cap)),
+            Phys::Str => Data::Str(Strs::with_capacity(cap)),
         }
     }
 
@@ -355,13 +356,13 @@ impl Vector {
             (Data::I128(d), Value::Huge(x)) => d.push(*x),
             (Data::I128(d), Value::Int(x)) => d.push(i128::from(*x)),
             (Data::F64(d), Value::Float(x)) => d.push(*x),
-            (Data::Str(d), Value::Str(x)) => d.push(x.clone()),
+            (Data::Str(d), Value::Str(x)) => d.push(x),
             (Data::Bool(d), _) => d.push(false),
             (Data::I64(d), _) => d.push(0),
             (Data::U64(d), _) => d.push(0),
             (Data::I128(d), _) => d.push(0),
             (Data::F64(d), _) => d.push(0.0),
-            (Data::Str(d), _) => d.push(Vec::new()),
+            (Data::Str(d), _) => d.push_empty(),
         }
         let type_ok = is_null
             || matches!(
@@ -393,7 +394,7 @@ impl Vector {
             Data::U64(d) => Value::UInt(d[i]),
             Data::I128(d) => Value::Huge(d[i]),
             Data::F64(d) => Value::Float(d[i]),
-            Data::Str(d) => Value::Str(d[i].clone()),
+            Data::Str(d) => Value::Str(d[i].to_vec()),
         }
     }
 
@@ -410,7 +411,7 @@ impl Vector {
             Data::U64(d) => Data::U64(g(d, idx)),
             Data::I128(d) => Data::I128(g(d, idx)),
             Data::F64(d) => Data::F64(g(d, idx)),
-            Data::Str(d) => Data::Str(g(d, idx)),
+            Data::Str(d) => Data::Str(d.gather(idx)),
         };
         let any_missing = idx.iter().any(|&i| i as usize >= self.len());
         let nulls = if self.nulls.is_some() || any_missing {
@@ -429,49 +430,10 @@ impl Vector {
         }
     }
 
-    /// [`Vector::gather`] consuming the vector: strings move into the
-    /// result instead of being copied when no row is taken twice (rows of a
-    /// sorted result), so a large string column is never held twice.
+    /// [`Vector::gather`] consuming the vector (the gathered strings are
+    /// one copy, and the input's buffer is freed as the result is returned).
     pub fn into_gathered(self, idx: &[u32]) -> Vector {
-        let Data::Str(mut strs) = self.data else {
-            return self.gather(idx);
-        };
-        let mut taken = vec![false; strs.len()];
-        let distinct = idx.iter().all(|&i| match taken.get_mut(i as usize) {
-            Some(t) => !std::mem::replace(t, true),
-            None => true,
-        });
-        if !distinct {
-            return Vector {
-                data: Data::Str(strs),
-                ..self
-            }
-            .gather(idx);
-        }
-        let nulls = match &self.nulls {
-            None if idx.iter().all(|&i| (i as usize) < strs.len()) => None,
-            _ => Some(
-                idx.iter()
-                    .map(|&i| {
-                        i as usize >= strs.len()
-                            || self.nulls.as_ref().is_some_and(|n| n[i as usize])
-                    })
-                    .collect(),
-            ),
-        };
-        let data = idx
-            .iter()
-            .map(|&i| {
-                strs.get_mut(i as usize)
-                    .map(std::mem::take)
-                    .unwrap_or_default()
-            })
-            .collect();
-        Vector {
-            ty: self.ty,
-            data: Data::Str(data),
-            nulls,
-        }
+        self.gather(idx)
     }
 
     /// Sets row `i` to NULL.
@@ -496,7 +458,7 @@ impl Vector {
             (Data::U64(a), Data::U64(b)) => a.extend_from_slice(b),
             (Data::I128(a), Data::I128(b)) => a.extend_from_slice(b),
             (Data::F64(a), Data::F64(b)) => a.extend_from_slice(b),
-            (Data::Str(a), Data::Str(b)) => a.extend(b.iter().cloned()),
+            (Data::Str(a), Data::Str(b)) => a.extend_from(b),
             _ => {
                 for i in 0..other.len() {
                     self.push(&other.get(i));
@@ -523,7 +485,7 @@ impl Vector {
         match (&mut self.data, other.data) {
             (Data::Str(a), Data::Str(b)) => {
                 let len = a.len();
-                a.extend(b);
+                a.extend_from(&b);
                 if self.nulls.is_some() || other.nulls.is_some() {
                     let added = a.len() - len;
                     let mut n = self.nulls.take().unwrap_or_else(|| vec![false; len]);
@@ -597,7 +559,7 @@ pub fn vector_of_keys(ty: LType, keys: &[u64]) -> Vector {
                 .collect(),
         ),
         Phys::F64 => Data::F64(keys.iter().map(|&k| float_from_key(k)).collect()),
-        Phys::Str => Data::Str(vec![Vec::new(); keys.len()]),
+        Phys::Str => Data::Str(Strs::empties(keys.len())),
     };
     Vector {
         ty,

@@ -23,8 +23,8 @@ pub fn str_ranks(v: &Vector) -> (ArgValues, Vec<Vec<u8>>) {
     let mut ranks = vec![0u64; d.len()];
     let mut sorted: Vec<Vec<u8>> = Vec::new();
     for i in idx {
-        if sorted.last() != Some(&d[i]) {
-            sorted.push(d[i].clone());
+        if sorted.last().map(Vec::as_slice) != Some(&d[i]) {
+            sorted.push(d[i].to_vec());
         }
         ranks[i] = (sorted.len() - 1) as u64;
     }

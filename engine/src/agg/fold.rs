@@ -503,7 +503,7 @@ fn string_agg(call: &AggCall, x: &Vector, feed: &Feed, n: usize) -> Vector {
         feed,
         n,
         |acc: &mut Option<Vec<u8>>, r| match acc {
-            None => *acc = Some(d[r].clone()),
+            None => *acc = Some(d[r].to_vec()),
             Some(a) => {
                 a.extend_from_slice(sep);
                 a.extend_from_slice(&d[r]);

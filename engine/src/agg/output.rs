@@ -256,7 +256,7 @@ fn fetch_strings(
         }
         Vector {
             ty: LType::Varchar,
-            data: Data::Str(strs),
+            data: Data::Str(strs.into()),
             nulls: nulls.contains(&true).then_some(nulls),
         }
     });

@@ -18,6 +18,7 @@ use crate::error::{EngineError, Result};
 use crate::expr::{eval, TExpr};
 use crate::plan::JoinKind;
 use crate::scan::filter::truth_of;
+use crate::strs::Strs;
 use crate::value::{Data, LType, Value, Vector};
 use std::sync::Arc;
 
@@ -557,7 +558,20 @@ impl Operator for HashJoin {
                 for (c, v) in r.columns.iter().enumerate() {
                     let mut g = gather(v, &ri);
                     if let Some(d) = default.as_ref().and_then(|d| d.get(c)) {
-                        if !matches!(d, Value::Null) {
+                        if let (Value::Str(x), Data::Str(strs)) = (d, &g.data) {
+                            // Strings rebuilt in one pass (a string set in
+                            // place would move every later one).
+                            let mut out = Strs::with_capacity(strs.len());
+                            for (i, &j) in ri.iter().enumerate() {
+                                out.push(if j == u32::MAX { x } else { &strs[i] });
+                            }
+                            g.data = Data::Str(out);
+                            if let Some(n) = &mut g.nulls {
+                                for (i, &j) in ri.iter().enumerate() {
+                                    n[i] &= j != u32::MAX;
+                                }
+                            }
+                        } else if !matches!(d, Value::Null) {
                             for (i, &j) in ri.iter().enumerate() {
                                 if j == u32::MAX {
                                     set_value(&mut g, i, d);
@@ -582,7 +596,6 @@ fn set_value(v: &mut Vector, i: usize, value: &Value) {
         (Data::I128(d), Value::Huge(x)) => d[i] = *x,
         (Data::I128(d), Value::Int(x)) => d[i] = i128::from(*x),
         (Data::F64(d), Value::Float(x)) => d[i] = *x,
-        (Data::Str(d), Value::Str(x)) => d[i] = x.clone(),
         _ => return,
     }
     if let Some(n) = &mut v.nulls {

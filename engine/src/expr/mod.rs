@@ -19,6 +19,7 @@ pub mod text;
 use std::borrow::Cow;
 
 use crate::error::{EngineError, Result};
+use crate::strs::Strs;
 use crate::value::{
     decimal_to_f64, format_date, format_decimal_text, format_float_text, format_timestamp,
     parse_date, parse_timestamp, Data, LType, Phys, Value, Vector, MICROS_PER_DAY, MICROS_PER_SEC,
@@ -558,7 +559,7 @@ pub trait Inputs {
 /// `v IN (list)` over strings, comparing bytes (no hash per value): TRUE
 /// where `v` is in the list, NULL where it is NULL or absent from a list
 /// holding a NULL, else FALSE (negated with `neg`).
-fn str_in_list(v: &Vector, d: &[Vec<u8>], list: &[Value], has_null: bool, neg: bool) -> Vector {
+fn str_in_list(v: &Vector, d: &Strs, list: &[Value], has_null: bool, neg: bool) -> Vector {
     let mut set: Vec<&[u8]> = list
         .iter()
         .filter_map(|l| match l {
@@ -575,7 +576,7 @@ fn str_in_list(v: &Vector, d: &[Vec<u8>], list: &[Value], has_null: bool, neg: b
             vals.push(false);
             continue;
         }
-        let found = set.binary_search(&s.as_slice()).is_ok();
+        let found = set.binary_search(&s).is_ok();
         nulls[i] = !found && has_null;
         vals.push(found != neg);
     }

@@ -525,13 +525,17 @@ pub fn eval_strfn(f: &StrFn, args: &[&Vector], len: usize) -> Result<Vector> {
                 // a block's values are split over the threads, so that the
                 // last blocks of a query do not leave cores idle.
                 StrFn::RegexpMatches(re) => Some(Data::Bool(
-                    s.par_iter()
+                    (0..s.len())
+                        .into_par_iter()
+                        .map(|i| &s[i])
                         .with_min_len(REGEX_PART)
                         .map(|x| re.re.is_match(x))
                         .collect(),
                 )),
                 StrFn::RegexpExtract(re, group) => Some(Data::Str(
-                    s.par_iter()
+                    (0..s.len())
+                        .into_par_iter()
+                        .map(|i| &s[i])
                         .with_min_len(REGEX_PART)
                         .map_init(
                             || re.re.capture_locations(),
@@ -542,9 +546,10 @@ pub fn eval_strfn(f: &StrFn, args: &[&Vector], len: usize) -> Result<Vector> {
                                 None => Vec::new(),
                             },
                         )
-                        .collect(),
+                        .collect::<Vec<Vec<u8>>>()
+                        .into(),
                 )),
-                StrFn::Reverse => Some(Data::Str(s.iter().map(|x| text::reverse(x)).collect())),
+                StrFn::Reverse => Some(Data::Str(s.iter().map(text::reverse).collect())),
                 StrFn::Md5 => Some(Data::Str(
                     s.iter()
                         .map(|x| {
@@ -561,21 +566,27 @@ pub fn eval_strfn(f: &StrFn, args: &[&Vector], len: usize) -> Result<Vector> {
                         })
                         .collect(),
                 )),
-                StrFn::Ascii => Some(Data::I64(s.iter().map(|x| text::ascii(x)).collect())),
+                StrFn::Ascii => Some(Data::I64(s.iter().map(text::ascii).collect())),
                 StrFn::RegexpReplace(re, rep, true) => Some(Data::Str(
-                    s.par_iter()
+                    (0..s.len())
+                        .into_par_iter()
+                        .map(|i| &s[i])
                         .with_min_len(REGEX_PART)
                         .map(|x| re.re.replace_all(x, rep.as_slice()).into_owned())
-                        .collect(),
+                        .collect::<Vec<Vec<u8>>>()
+                        .into(),
                 )),
                 StrFn::RegexpReplace(re, rep, false) => Some(Data::Str(
-                    s.par_iter()
+                    (0..s.len())
+                        .into_par_iter()
+                        .map(|i| &s[i])
                         .with_min_len(REGEX_PART)
                         .map_init(
                             || re.re.capture_locations(),
                             |locs, x| replace_first(&re.re, locs, x, rep),
                         )
-                        .collect(),
+                        .collect::<Vec<Vec<u8>>>()
+                        .into(),
                 )),
                 _ => None,
             };

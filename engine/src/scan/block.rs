@@ -7,6 +7,7 @@ use strata_format::{ColumnChunk, Table};
 
 use crate::error::Result;
 use crate::expr::{eval, Columns, TExpr};
+use crate::strs::Strs;
 use crate::value::{vector_of_keys, Data, LType, Vector};
 
 /// A row selection inside one block.
@@ -308,20 +309,34 @@ impl<'t> BlockCtx<'t> {
             if ty == LType::Varchar {
                 let chunk = self.chunk(col)?;
                 let dict = chunk.dictionary()?;
-                let mut out: Vec<Vec<u8>> = vec![Vec::new(); chunk.distinct()];
+                let d = chunk.distinct();
+                // The strings in string order, one buffer, then in value
+                // (hash) order: value v is string str_of_value(v).
+                let mut sorted = Strs::with_capacity(d);
                 let (mut bytes, mut ends) = (Vec::new(), Vec::new());
                 for b in 0..dict.block_count() {
                     dict.decode_block(b, &mut bytes, &mut ends)?;
                     let mut start = 0;
-                    for (i, &end) in ends.iter().enumerate() {
-                        let v = dict.value_of_str(b * 128 + i)?;
-                        out[v] = bytes[start..end].to_vec();
+                    for &end in &ends {
+                        sorted.push(&bytes[start..end]);
                         start = end;
                     }
                 }
+                if sorted.len() != d {
+                    return Err(crate::error::EngineError::Format(
+                        strata_format::FormatError::corrupt(
+                            chunk.path(),
+                            "string data",
+                            format!("{} strings for {d} values", sorted.len()),
+                        ),
+                    ));
+                }
+                let order = (0..d)
+                    .map(|v| dict.str_of_value(v).map(|p| p as u32))
+                    .collect::<std::result::Result<Vec<u32>, _>>()?;
                 Vector {
                     ty,
-                    data: Data::Str(out),
+                    data: Data::Str(sorted.gather(&order)),
                     nulls: None,
                 }
             } else {
@@ -343,7 +358,7 @@ impl<'t> BlockCtx<'t> {
                 .iter()
                 .map(|&i| match (&v.data, i) {
                     (_, u32::MAX) => None,
-                    (Data::Str(s), i) => s.get(i as usize).cloned(),
+                    (Data::Str(s), i) => s.get(i as usize).map(<[u8]>::to_vec),
                     _ => None,
                 })
                 .collect());

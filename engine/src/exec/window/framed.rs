@@ -268,7 +268,13 @@ fn repeat_last(out: &mut Vector, k: usize) {
         Data::U64(d) => rep(d, k),
         Data::I128(d) => rep(d, k),
         Data::F64(d) => rep(d, k),
-        Data::Str(d) => rep(d, k),
+        Data::Str(d) => {
+            if let Some(x) = d.iter().next_back().map(<[u8]>::to_vec) {
+                for _ in 0..k {
+                    d.push(&x);
+                }
+            }
+        }
     }
     if let Some(n) = &mut out.nulls {
         rep(n, k);

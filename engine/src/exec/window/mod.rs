@@ -202,7 +202,14 @@ fn scatter(v: Vector, perm: &[u32]) -> Vector {
         Data::U64(d) => Data::U64(put(d, perm)),
         Data::I128(d) => Data::I128(put(d, perm)),
         Data::F64(d) => Data::F64(put(d, perm)),
-        Data::Str(d) => Data::Str(put(d, perm)),
+        Data::Str(d) => {
+            // Row r takes sorted position inverse[r].
+            let mut inverse = vec![0u32; perm.len()];
+            for (pos, &r) in perm.iter().enumerate() {
+                inverse[r as usize] = pos as u32;
+            }
+            Data::Str(d.gather(&inverse))
+        }
     };
     Vector {
         ty: v.ty,

@@ -371,8 +371,11 @@ fn hash_column(v: &Vector, start: usize, hashes: &mut [u64]) {
         Data::Str(d) => {
             use std::hash::BuildHasher;
             let st = foldhash::fast::FixedState::with_seed(0x5eed);
-            for (h, x) in hashes.iter_mut().zip(&d[start..end]) {
-                *h = mix(*h, st.hash_one(x.as_slice()));
+            for (h, x) in hashes
+                .iter_mut()
+                .zip(d.iter().skip(start).take(end - start))
+            {
+                *h = mix(*h, st.hash_one(x));
             }
         }
     }
