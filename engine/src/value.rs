@@ -383,6 +383,19 @@ impl Vector {
         }
     }
 
+    /// Appends a string (to a string vector; to another, a NULL).
+    pub fn push_bytes(&mut self, s: &[u8]) {
+        match &mut self.data {
+            Data::Str(d) => {
+                d.push(s);
+                if let Some(n) = &mut self.nulls {
+                    n.push(false);
+                }
+            }
+            _ => self.push(&Value::Null),
+        }
+    }
+
     /// The value of row `i`.
     pub fn get(&self, i: usize) -> Value {
         if self.is_null(i) {

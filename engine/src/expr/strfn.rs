@@ -419,11 +419,15 @@ fn char_count(s: &[u8]) -> usize {
     s.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
-use text::char_starts;
-
-fn substring(s: &[u8], start: i64, len: Option<i64>) -> Vec<u8> {
-    let starts = char_starts(s);
-    let n = starts.len() as i64;
+fn substring(s: &[u8], start: i64, len: Option<i64>) -> &[u8] {
+    // Characters start where a byte is not a UTF-8 continuation byte; in
+    // ASCII at every byte.
+    let ascii = s.is_ascii();
+    let n = if ascii {
+        s.len() as i64
+    } else {
+        s.iter().filter(|&&b| b & 0xC0 != 0x80).count() as i64
+    };
     let start = if start < 0 { n + start + 1 } else { start };
     let end = match len {
         Some(l) => start.saturating_add(l),
@@ -436,15 +440,26 @@ fn substring(s: &[u8], start: i64, len: Option<i64>) -> Vec<u8> {
     };
     let (lo, hi) = (lo.max(1), hi.min(n + 1));
     if lo >= hi {
-        return Vec::new();
+        return &[];
     }
-    let b = starts[(lo - 1) as usize];
+    // The byte of character k (0-based, below n).
+    let at = |k: usize| {
+        if ascii {
+            k
+        } else {
+            (0..s.len())
+                .filter(|&i| s[i] & 0xC0 != 0x80)
+                .nth(k)
+                .unwrap_or(s.len())
+        }
+    };
+    let b = at((lo - 1) as usize);
     let e = if hi > n {
         s.len()
     } else {
-        starts[(hi - 1) as usize]
+        at((hi - 1) as usize)
     };
-    s[b..e].to_vec()
+    &s[b..e]
 }
 
 fn trim(s: &[u8], chars: Option<&[u8]>, left: bool, right: bool) -> Vec<u8> {
@@ -498,15 +513,6 @@ fn fmt_arg(ty: LType, v: &Value) -> crate::expr::fmt::Arg {
             Ok(Value::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
             _ => crate::value::format_value(t, v),
         }),
-    }
-}
-
-fn as_int(v: &Value) -> Option<i64> {
-    match v {
-        Value::Int(x) => Some(*x),
-        Value::UInt(x) => i64::try_from(*x).ok(),
-        Value::Huge(x) => i64::try_from(*x).ok(),
-        _ => None,
     }
 }
 
@@ -600,125 +606,154 @@ pub fn eval_strfn(f: &StrFn, args: &[&Vector], len: usize) -> Result<Vector> {
         }
     }
     let mut out = Vector::empty(ty, len);
+    let mut buf: Vec<u8> = Vec::new();
     for i in 0..len {
-        let vals: Vec<Value> = args.iter().map(|a| a.get(i)).collect();
+        // Arguments read in place (no value copied per row).
         let s = |k: usize| -> Option<&[u8]> {
-            match vals.get(k) {
-                Some(Value::Str(s)) => Some(s.as_slice()),
+            let a = args.get(k)?;
+            match &a.data {
+                Data::Str(d) if !a.is_null(i) => Some(&d[i]),
                 _ => None,
             }
         };
-        let v = match f {
-            StrFn::Concat => {
-                let mut o = Vec::new();
-                for v in &vals {
-                    if let Value::Str(x) = v {
-                        o.extend_from_slice(x);
-                    }
-                }
-                Value::Str(o)
+        let int = |k: usize| -> Option<i64> {
+            let a = args.get(k)?;
+            if a.is_null(i) {
+                return None;
             }
-            StrFn::ConcatWs => match s(0) {
-                None => Value::Null,
-                Some(sep) => {
-                    let mut o = Vec::new();
+            match &a.data {
+                Data::I64(d) => Some(d[i]),
+                Data::U64(d) => i64::try_from(d[i]).ok(),
+                Data::I128(d) => i64::try_from(d[i]).ok(),
+                _ => None,
+            }
+        };
+        // A string result is a slice of an argument or built in `buf`.
+        let mut text: Option<&[u8]> = None;
+        let mut built = false;
+        let mut other = Value::Null;
+        buf.clear();
+        match f {
+            StrFn::Concat => {
+                for k in 0..args.len() {
+                    buf.extend_from_slice(s(k).unwrap_or_default());
+                }
+                built = true;
+            }
+            StrFn::ConcatWs => {
+                if let Some(sep) = s(0) {
                     let mut first = true;
-                    for v in &vals[1..] {
-                        if let Value::Str(x) = v {
+                    for k in 1..args.len() {
+                        if let Some(x) = s(k) {
                             if !first {
-                                o.extend_from_slice(sep);
+                                buf.extend_from_slice(sep);
                             }
-                            o.extend_from_slice(x);
+                            buf.extend_from_slice(x);
                             first = false;
                         }
                     }
-                    Value::Str(o)
+                    built = true;
                 }
-            },
-            _ if vals.iter().any(|v| matches!(v, Value::Null)) => Value::Null,
+            }
+            _ if args.iter().any(|a| a.is_null(i)) => {}
             StrFn::Format | StrFn::Printf => {
                 let fmt = String::from_utf8_lossy(s(0).unwrap_or_default());
-                let mut fargs = Vec::with_capacity(vals.len());
-                for (a, v) in args[1..].iter().zip(&vals[1..]) {
-                    fargs.push(fmt_arg(a.ty, v));
+                let mut fargs = Vec::with_capacity(args.len());
+                for a in &args[1..] {
+                    fargs.push(fmt_arg(a.ty, &a.get(i)));
                 }
-                let out = if *f == StrFn::Format {
+                let formatted = if *f == StrFn::Format {
                     crate::expr::fmt::format(&fmt, &fargs)?
                 } else {
                     crate::expr::fmt::printf(&fmt, &fargs)?
                 };
-                Value::Str(out.into_bytes())
+                buf = formatted.into_bytes();
+                built = true;
             }
-            StrFn::Replace | StrFn::Translate => match (s(0), s(1), s(2)) {
-                (Some(a), Some(b), Some(c)) => Value::Str(if *f == StrFn::Replace {
-                    text::replace(a, b, c)
-                } else {
-                    text::translate(a, b, c)
-                }),
-                _ => Value::Null,
-            },
-            StrFn::SplitPart => match (s(0), s(1), vals.get(2).and_then(as_int)) {
-                (Some(a), Some(d), Some(k)) => Value::Str(text::split_part(a, d, k)),
-                _ => Value::Null,
-            },
-            StrFn::Strpos => match (s(0), s(1)) {
-                (Some(a), Some(b)) => Value::Int(text::strpos(a, b)),
-                _ => Value::Null,
-            },
+            StrFn::Replace | StrFn::Translate => {
+                if let (Some(a), Some(b), Some(c)) = (s(0), s(1), s(2)) {
+                    buf = if *f == StrFn::Replace {
+                        text::replace(a, b, c)
+                    } else {
+                        text::translate(a, b, c)
+                    };
+                    built = true;
+                }
+            }
+            StrFn::SplitPart => {
+                if let (Some(a), Some(d), Some(k)) = (s(0), s(1), int(2)) {
+                    buf = text::split_part(a, d, k);
+                    built = true;
+                }
+            }
+            StrFn::Strpos => {
+                if let (Some(a), Some(b)) = (s(0), s(1)) {
+                    other = Value::Int(text::strpos(a, b));
+                }
+            }
             StrFn::Left | StrFn::Right | StrFn::Repeat => {
-                match (s(0), vals.get(1).and_then(as_int)) {
-                    (Some(a), Some(n)) => Value::Str(match f {
+                if let (Some(a), Some(n)) = (s(0), int(1)) {
+                    buf = match f {
                         StrFn::Left => text::left(a, n)?,
                         StrFn::Right => text::right(a, n)?,
                         _ => text::repeat(a, n)?,
-                    }),
-                    _ => Value::Null,
+                    };
+                    built = true;
                 }
             }
-            StrFn::Pad(l) => match (s(0), vals.get(1).and_then(as_int), s(2)) {
-                (Some(a), Some(n), Some(p)) => Value::Str(text::pad(a, n, p, *l)?),
-                _ => Value::Null,
-            },
-            StrFn::Chr => match vals.first().and_then(as_int) {
-                Some(n) => Value::Str(text::chr(n)?),
-                None => Value::Null,
-            },
+            StrFn::Pad(l) => {
+                if let (Some(a), Some(n), Some(p)) = (s(0), int(1), s(2)) {
+                    buf = text::pad(a, n, p, *l)?;
+                    built = true;
+                }
+            }
+            StrFn::Chr => {
+                if let Some(n) = int(0) {
+                    buf = text::chr(n)?;
+                    built = true;
+                }
+            }
             // `a || b || ...`: NULL when any operand is (checked above).
             StrFn::ConcatOp => {
-                let mut o = Vec::new();
-                for k in 0..vals.len() {
-                    o.extend_from_slice(s(k).unwrap_or_default());
+                for k in 0..args.len() {
+                    buf.extend_from_slice(s(k).unwrap_or_default());
                 }
-                Value::Str(o)
+                built = true;
             }
-            StrFn::Substring => match s(0) {
-                Some(x) => {
-                    let start = vals.get(1).and_then(as_int).unwrap_or(1);
-                    let l = vals.get(2).and_then(as_int);
-                    Value::Str(substring(x, start, l))
+            StrFn::Substring => {
+                if let Some(x) = s(0) {
+                    text = Some(substring(x, int(1).unwrap_or(1), int(2)));
                 }
-                None => Value::Null,
-            },
-            StrFn::Trim(l, r) => match s(0) {
-                Some(x) => Value::Str(trim(x, s(1), *l, *r)),
-                None => Value::Null,
-            },
-            StrFn::StartsWith | StrFn::EndsWith | StrFn::Contains => match (s(0), s(1)) {
-                (Some(a), Some(b)) => Value::Bool(match f {
-                    StrFn::StartsWith => a.starts_with(b),
-                    StrFn::EndsWith => a.ends_with(b),
-                    _ => b.is_empty() || a.windows(b.len()).any(|w| w == b),
-                }),
-                _ => Value::Null,
-            },
+            }
+            StrFn::Trim(l, r) => {
+                if let Some(x) = s(0) {
+                    buf = trim(x, s(1), *l, *r);
+                    built = true;
+                }
+            }
+            StrFn::StartsWith | StrFn::EndsWith | StrFn::Contains => {
+                if let (Some(a), Some(b)) = (s(0), s(1)) {
+                    other = Value::Bool(match f {
+                        StrFn::StartsWith => a.starts_with(b),
+                        StrFn::EndsWith => a.ends_with(b),
+                        _ => b.is_empty() || a.windows(b.len()).any(|w| w == b),
+                    });
+                }
+            }
             _ => {
                 return Err(EngineError::Internal(format!(
                     "{}() on non-string input",
                     f.name()
                 )));
             }
-        };
-        out.push(&v);
+        }
+        if built {
+            text = Some(&buf);
+        }
+        match text {
+            Some(t) => out.push_bytes(t),
+            None => out.push(&other),
+        }
     }
     Ok(out)
 }
@@ -731,14 +766,15 @@ mod tests {
     fn helpers() {
         assert_eq!(translate_replacement(br"\1"), b"${1}".to_vec());
         assert_eq!(translate_replacement(b"a$b"), b"a$$b".to_vec());
-        assert_eq!(substring(b"hello", 0, Some(2)), b"h".to_vec());
-        assert_eq!(substring(b"hello", 2, Some(3)), b"ell".to_vec());
-        assert_eq!(substring(b"hello", -3, None), b"llo".to_vec());
+        assert_eq!(substring(b"hello", 0, Some(2)), b"h");
+        assert_eq!(substring(b"hello", 2, Some(3)), b"ell");
+        assert_eq!(substring(b"hello", -3, None), b"llo");
+        assert_eq!(substring("ёлка".as_bytes(), 2, Some(2)), "лк".as_bytes());
+        assert_eq!(substring(b"a\xffb", 2, Some(1)), b"\xff");
         assert_eq!(
-            substring("ёлка".as_bytes(), 2, Some(2)),
-            "лк".as_bytes().to_vec()
+            substring("\u{430}\u{431}".as_bytes()[1..].as_ref(), 1, Some(1)),
+            "\u{431}".as_bytes()
         );
-        assert_eq!(substring(b"a\xffb", 2, Some(1)), b"\xff".to_vec());
         assert_eq!(
             map_chars("Straße".as_bytes(), true),
             "STRAẞE".as_bytes().to_vec()
@@ -754,16 +790,16 @@ mod tests {
             "ёлка ǆ istanbul ß ᾳ ᾀ".as_bytes().to_vec()
         );
         assert_eq!(trim(b"  x  ", None, true, false), b"x  ".to_vec());
-        assert_eq!(char_starts("ёx".as_bytes()).len(), 2);
+        assert_eq!(text::char_starts("ёx".as_bytes()).len(), 2);
         for s in ["", "ёx", "日本語 text", "\u{1F600}!"] {
             assert_eq!(
                 char_count(s.as_bytes()),
-                char_starts(s.as_bytes()).len(),
+                text::char_starts(s.as_bytes()).len(),
                 "{s}"
             );
         }
         assert_eq!(char_count(b"a\xff\x80b"), 3);
-        assert_eq!(char_starts(b"a\xff\x80b").len(), 3);
+        assert_eq!(text::char_starts(b"a\xff\x80b").len(), 3);
     }
 
     #[test]
