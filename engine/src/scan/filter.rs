@@ -773,6 +773,18 @@ fn select_all_of(kids: &[Pred], ctx: &BlockCtx) -> Result<Sel> {
                 continue;
             }
             (_, Some((col, a))) => a.rows(ctx, col)?,
+            // An operand over rows (several columns, say) where the others
+            // left few: evaluated at those rows only.
+            (Sel::Bits(b), None) if b.count() <= ctx.rows as usize / 4 => {
+                let rows = b.rows();
+                match select_at(&kids[i], ctx, &rows) {
+                    Ok(kept) => Sel::from_bits(kept),
+                    Err(_) => {
+                        deferred.push(i);
+                        continue;
+                    }
+                }
+            }
             (_, None) => match select(&kids[i], ctx) {
                 Ok(s) => s,
                 Err(_) => {
