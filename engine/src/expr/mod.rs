@@ -946,6 +946,15 @@ pub fn eval<'a>(e: &TExpr, len: usize, inp: &'a dyn Inputs) -> Result<Cow<'a, Ve
                     }
                     _ => eval(a, len, inp)?,
                 };
+                // nullif(x, y) is NULL where x is: y is not evaluated when x
+                // is NULL at every row (as DuckDB skips arguments after a
+                // constant NULL).
+                if vals.is_empty()
+                    && matches!(func.as_ref(), crate::expr::scalar::Func::NullIf)
+                    && all_null(&v)
+                {
+                    return Ok(Cow::Owned(Vector::constant(e.ty, &Value::Null, len)));
+                }
                 vals.push(v);
             }
             let refs: Vec<&Vector> = vals.iter().map(|v| &**v).collect();
