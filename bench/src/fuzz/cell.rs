@@ -507,6 +507,9 @@ pub struct Leniency {
     /// digits depend on the order its values are added in, and either engine's may be
     /// the shorter.
     pub float_digits_either: bool,
+    /// Strings match when their numbers differ only in a zero's sign (`-0.0` / `0.0`,
+    /// equal in SQL; strata keeps floats canonical where values are grouped or stored).
+    pub zero_sign: bool,
     /// strata's infinity matches a NaN: a sum of large finite values that overflowed to
     /// the other infinity before it met an infinite input (the sum's true value is that
     /// input's infinity, which strata gives).
@@ -529,6 +532,7 @@ impl Leniency {
         decimal_as_double: false,
         float32_text: false,
         overflow_nan: false,
+        zero_sign: false,
         float_digits_either: false,
         absolute: 0.0,
         near_zero: 0.0,
@@ -540,6 +544,7 @@ impl Leniency {
         decimal_as_double: false,
         float32_text: false,
         overflow_nan: false,
+        zero_sign: false,
         float_digits_either: false,
         absolute: 0.0,
         near_zero: 0.0,
@@ -551,6 +556,7 @@ impl Leniency {
         decimal_as_double: false,
         float32_text: false,
         overflow_nan: false,
+        zero_sign: false,
         float_digits_either: false,
         absolute: 0.0,
         near_zero: 0.0,
@@ -562,6 +568,7 @@ impl Leniency {
         decimal_as_double: true,
         float32_text: false,
         overflow_nan: false,
+        zero_sign: false,
         float_digits_either: false,
         absolute: 0.0,
         near_zero: 0.0,
@@ -573,6 +580,7 @@ impl Leniency {
         decimal_as_double: false,
         float32_text: true,
         overflow_nan: false,
+        zero_sign: false,
         float_digits_either: false,
         absolute: 0.0,
         near_zero: 0.0,
@@ -584,9 +592,15 @@ impl Leniency {
         decimal_as_double: false,
         float32_text: false,
         overflow_nan: true,
+        zero_sign: false,
         float_digits_either: false,
         absolute: 0.0,
         near_zero: 0.0,
+    };
+    /// Numbers in strings that differ only in a zero's sign.
+    pub const ZERO_SIGN: Leniency = Leniency {
+        zero_sign: true,
+        ..Leniency::STRICT
     };
     /// Computed doubles' last digits in strings, whichever side writes more.
     pub const FLOAT_DIGITS_EITHER: Leniency = Leniency {
@@ -595,6 +609,7 @@ impl Leniency {
         decimal_as_double: false,
         float32_text: false,
         overflow_nan: false,
+        zero_sign: false,
         float_digits_either: true,
         absolute: 0.0,
         near_zero: 0.0,
@@ -617,6 +632,7 @@ impl Leniency {
             decimal_as_double: false,
             float32_text: false,
             overflow_nan: false,
+            zero_sign: false,
             float_digits_either: false,
             absolute: 0.0,
             near_zero: ZERO_NOISE.max(max_input * max_input * 1e-14),
@@ -793,6 +809,8 @@ pub fn cells_match(s: &Cell, d: &Cell) -> bool {
                 || same_text_but_float_digits(a, b)
                 || (LENIENCY.with(|c| c.get().number_text) && same_number_text(a, b))
                 || (LENIENCY.with(|c| c.get().float32_text) && same_float32_text(a, b))
+                || (LENIENCY.with(|c| c.get().zero_sign)
+                    && numbers_agree(a, b, |(u, tu), (v, tv)| tu == tv || (u == 0.0 && v == 0.0)))
         }
         (Cell::Other(a), Cell::Other(b)) => a == b,
         (Cell::Float(a), Cell::Float(b)) => floats_match(*a, *b),
