@@ -689,23 +689,26 @@ fn arg_values<'a>(
         return Ok((ArgValues::None, ArgIndex::Const, None));
     };
     let cols = arg.columns();
-    Ok(match cols.as_slice() {
-        [] => {
+    Ok(match (cols.as_slice(), per_row) {
+        ([], _) => {
             let v = const_arg(arg, || Ok(!rows.is_empty()))?;
             let (a, s) = values_for(kind, &v);
             (a, ArgIndex::Const, s)
         }
-        [c] => {
+        // Evaluated at the rows already (several columns, or one with nearly
+        // a value per row: see `build_groups`).
+        (_, Some(v)) => {
+            let (a, s) = values_for(kind, v);
+            (a, ArgIndex::PerRow, s)
+        }
+        ([c], None) => {
             let n = ctx.chunk(*c)?.distinct();
             let codes = codes_at(ctx, *c, rows)?;
             let (a, s) = per_value_arg(arg, kind, ctx, *c, &|| Ok(used_values(&codes, n)))?;
             (a, ArgIndex::PerValue(codes, n), s)
         }
-        _ => {
-            let (a, s) = match per_row {
-                Some(v) => values_for(kind, v),
-                None => values_for(kind, &ctx.eval_one_at(rows, arg)?),
-            };
+        (_, None) => {
+            let (a, s) = values_for(kind, &ctx.eval_one_at(rows, arg)?);
             (a, ArgIndex::PerRow, s)
         }
     })
@@ -723,6 +726,10 @@ fn put_key(out: &mut Vec<u64>, p: &KeyPart, key: Option<u128>) {
         out.push(k as u64);
     }
 }
+
+/// Rows per chunk where aggregate arguments are evaluated at the rows a
+/// chunk at a time (a few columns of 8-byte values: within L2).
+const ROW_CHUNK: usize = 16 * 1024;
 
 /// Builds the sorted vector of groups of one block's selected rows.
 pub fn build_block(
@@ -862,7 +869,23 @@ fn build_groups(
             }))
         })
         .collect();
-    let per_row = ctx.eval_at(&rows, &multi)?;
+    // With dense group ids (rows visited in order), the arguments at the
+    // rows are evaluated a chunk of rows at a time: each chunk's columns and
+    // results stay in cache, and their memory is reused from chunk to chunk
+    // where a block's worth would be fresh pages every time.
+    let chunked = matches!(group_codes, GroupCodes::Dense { .. })
+        && rows.len() > ROW_CHUNK
+        && layout
+            .slots
+            .iter()
+            .zip(&arg_at)
+            .all(|(s, a)| a.is_none() || !is_str_kind(s.kind));
+    let per_row = if chunked {
+        Vec::new()
+    } else {
+        ctx.eval_at(&rows, &multi)?
+    };
+    let mut chunk_slots: Vec<usize> = Vec::new();
     let mut copies: Vec<(usize, usize, usize)> = Vec::new();
     for (k, s) in layout.slots.iter().enumerate() {
         // A call with the same state and argument as an earlier one (`sum(x)`
@@ -876,6 +899,10 @@ fn build_groups(
         }) {
             let (from, to, w) = (layout.slots[first].off, s.off, s.kind.words());
             copies.push((from, to, w));
+            continue;
+        }
+        if chunked && arg_at[k].is_some() {
+            chunk_slots.push(k);
             continue;
         }
         let v = arg_at[k].map(|i| &per_row[i]);
@@ -922,6 +949,29 @@ fn build_groups(
             ArgIndex::PerRow => {
                 let rows = visit.iter().map(|&j| (group(j), j as usize));
                 vals.update_rows(s.kind, &mut states, sw, s.off, rows)
+            }
+        }
+    }
+    if !chunk_slots.is_empty() {
+        // Every row's value index, and the values where the block's rows
+        // would read them all, decoded once for the block (as its whole
+        // evaluation would); each chunk reads its rows' from them.
+        for c in crate::scan::block::columns_of(&multi) {
+            ctx.codes(c)?;
+            if rows.len() >= ctx.chunk(c)?.distinct() / 4 {
+                ctx.values(c)?;
+            }
+        }
+        for (ci, chunk) in rows.chunks(ROW_CHUNK).enumerate() {
+            let base = ci * ROW_CHUNK;
+            let at = ctx.eval_at(chunk, &multi)?;
+            for &k in &chunk_slots {
+                let (s, Some(i)) = (&layout.slots[k], arg_at[k]) else {
+                    continue;
+                };
+                let (vals, _) = values_for(s.kind, &at[i]);
+                let it = (0..chunk.len()).map(|r| (gids[base + r] as usize, r));
+                vals.update_rows(s.kind, &mut states, sw, s.off, it);
             }
         }
     }

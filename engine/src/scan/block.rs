@@ -472,9 +472,9 @@ impl<'t> BlockCtx<'t> {
             }
         }
         if many
+            || chunk.row_codes_ready()
             || chunk.stores_row_codes()
             || (may_cache && chunk.row_codes_wanted())
-            || (!may_cache && chunk.row_codes_ready())
         {
             let codes = self.codes(col)?;
             return Ok(rows.iter().map(|&r| codes[r as usize]).collect());
