@@ -890,6 +890,16 @@ fn accepted(p: &Pred, ctx: &BlockCtx) -> Result<Option<(usize, Accept)>> {
             let chunk = ctx.chunk(*col)?;
             let ks = chunk.keys()?;
             let mut idx = Vec::new();
+            // Only the keys within the block's range can match (a semi-join's
+            // key set over a table clustered by the key meets each block in
+            // a slice of it).
+            let keys = match (ks.len(), keys.first()) {
+                (0, _) | (_, None) => &keys[..0],
+                (n, Some(_)) => {
+                    let (lo, hi) = (ks.get(0), ks.get(n - 1));
+                    &keys[keys.partition_point(|k| *k < lo)..keys.partition_point(|k| *k <= hi)]
+                }
+            };
             let depth = (usize::BITS - ks.len().leading_zeros()) as usize;
             if keys.len().saturating_mul(depth) > ks.len() {
                 // More keys than a search each pays for (a semi-join's key
