@@ -16,7 +16,7 @@ use super::join::HashJoin;
 use super::limit::Limit;
 use super::partials::Partials;
 use super::project::Project;
-use super::runtime_filter::{key_column, may_reduce, RuntimeFilter, Side};
+use super::runtime_filter::{key_source, may_reduce, RuntimeFilter, Side};
 use super::set_op::SetOp;
 use super::sort::Sort;
 use super::table_scan::TableScan;
@@ -25,8 +25,8 @@ use super::window::WindowOp;
 use super::Operator;
 use crate::error::Result;
 use crate::expr::TExpr;
-use crate::plan::stats::{table_estimate, table_rows};
-use crate::plan::{JoinKind, LogicalPlan, Query, TableQuery};
+use crate::plan::stats::{estimate_rows, table_estimate, table_rows};
+use crate::plan::{Cte, JoinKind, LogicalPlan, Query, TableQuery};
 
 /// An executable query.
 #[derive(Debug)]
@@ -41,58 +41,89 @@ pub struct PhysicalQuery {
 
 /// Plans the physical operators of an optimized query.
 pub fn plan(query: &Query) -> Result<PhysicalQuery> {
-    let mut next = 0;
+    let mut b = Build {
+        next: 0,
+        ctes: &query.ctes,
+        pending: Vec::new(),
+    };
     let mut ctes: Vec<Arc<dyn Operator>> = Vec::with_capacity(query.ctes.len());
     for c in &query.ctes {
-        ctes.push(Arc::from(node(&c.plan, &mut next, None)?));
+        ctes.push(Arc::from(node(&c.plan, &mut b, None)?));
     }
-    let root = node(&query.root, &mut next, None)?;
+    let root = node(&query.root, &mut b, None)?;
     Ok(PhysicalQuery {
         root,
         ctes,
-        operators: next,
+        operators: b.next,
     })
+}
+
+/// The state of building a query's operators.
+struct Build<'q> {
+    /// The next operator's number.
+    next: usize,
+    /// The query's CTEs (for estimates).
+    ctes: &'q [Cte],
+    /// Filters a join hands to a table scan below it, not yet built: the
+    /// table query (by address), the column and the filter.
+    pending: Vec<(*const TableQuery, usize, Arc<RuntimeFilter>)>,
+}
+
+impl Build<'_> {
+    fn id(&mut self) -> usize {
+        self.next += 1;
+        self.next - 1
+    }
 }
 
 /// The operator of `p`; `keep` is how many of its first rows a LIMIT above
 /// takes (a Sort then selects only those).
 #[recursive::recursive]
-fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dyn Operator>> {
-    let id = *next;
-    *next += 1;
+fn node(p: &LogicalPlan, b: &mut Build, keep: Option<usize>) -> Result<Box<dyn Operator>> {
+    let id = b.id();
     Ok(match p {
-        LogicalPlan::TableQuery(t) => Box::new(TableScan::new(id, (**t).clone())?),
+        LogicalPlan::TableQuery(t) => {
+            let mut scan = TableScan::new(id, (**t).clone())?;
+            let me: *const TableQuery = &**t;
+            scan.runtime = b
+                .pending
+                .iter()
+                .filter(|(at, _, _)| std::ptr::eq(*at, me))
+                .map(|(_, col, f)| (*col, Arc::clone(f)))
+                .collect();
+            Box::new(scan)
+        }
         LogicalPlan::Filter { input, predicate } => Box::new(Filter {
             id,
-            input: node(input, next, None)?,
+            input: node(input, b, None)?,
             predicate: predicate.clone(),
         }),
         LogicalPlan::Project { input, exprs, .. } => Box::new(Project {
             id,
-            input: node(input, next, keep)?,
+            input: node(input, b, keep)?,
             exprs: exprs.clone(),
         }),
         LogicalPlan::Aggregate {
             input, keys, aggs, ..
         } => Box::new(HashAggregate {
             id,
-            input: node(input, next, None)?,
+            input: node(input, b, None)?,
             keys: keys.clone(),
             aggs: aggs.clone(),
         }),
         LogicalPlan::Distinct { input } => Box::new(Distinct {
             id,
-            input: node(input, next, None)?,
+            input: node(input, b, None)?,
         }),
         LogicalPlan::DistinctOn { input, on, order } => Box::new(DistinctOn {
             id,
-            input: node(input, next, None)?,
+            input: node(input, b, None)?,
             on: on.clone(),
             order: order.clone(),
         }),
         LogicalPlan::Sort { input, keys } => Box::new(Sort {
             id,
-            input: node(input, next, None)?,
+            input: node(input, b, None)?,
             keys: keys.clone(),
             keep,
         }),
@@ -106,7 +137,7 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
                 .and_then(|k| usize::try_from(k).ok());
             Box::new(Limit {
                 id,
-                input: node(input, next, k)?,
+                input: node(input, b, k)?,
                 limit: *limit,
                 offset: *offset,
                 types: input.columns().iter().map(|c| c.ty).collect(),
@@ -122,8 +153,8 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
             id,
             kind: *kind,
             all: *all,
-            left: node(left, next, None)?,
-            right: node(right, next, None)?,
+            left: node(left, b, None)?,
+            right: node(right, b, None)?,
         }),
         LogicalPlan::Values { rows, columns } => Box::new(Values {
             id,
@@ -137,15 +168,12 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
             keys,
             filter,
         } => {
-            let reduce = reduction(kind, left, right, keys);
-            let scan_filter = |side: Side| {
-                reduce
-                    .as_ref()
-                    .filter(|r| r.0 == side)
-                    .map(|(_, _, col, f)| (*col, Arc::clone(f)))
-            };
-            let left_op = input_with_filter(left, next, scan_filter(Side::Left))?;
-            let right_op = input_with_filter(right, next, scan_filter(Side::Right))?;
+            let reduce = reduction(kind, left, right, keys, b.ctes);
+            if let Some((_, _, target, col, f)) = &reduce {
+                b.pending.push((*target, *col, Arc::clone(f)));
+            }
+            let left_op = node(left, b, None)?;
+            let right_op = node(right, b, None)?;
             Box::new(HashJoin {
                 id,
                 kind: kind.clone(),
@@ -154,7 +182,7 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
                 keys: keys.clone(),
                 filter: filter.clone(),
                 right_types: right.types(),
-                reduce: reduce.map(|(side, k, _, f)| (side, k, f)),
+                reduce: reduce.map(|(side, k, _, _, f)| (side, k, f)),
             })
         }
         LogicalPlan::Partials { rows, columns } => Box::new(Partials {
@@ -164,7 +192,7 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
         }),
         LogicalPlan::Window { input, calls } => Box::new(WindowOp::new(
             id,
-            node(input, next, None)?,
+            node(input, b, None)?,
             calls.clone(),
             input.columns().into_iter().map(|c| c.name).collect(),
         )),
@@ -177,28 +205,32 @@ fn node(p: &LogicalPlan, next: &mut usize, keep: Option<usize>) -> Result<Box<dy
 }
 
 /// Semi-join reduction for a join, if any: the input to filter (the one
-/// with more rows, a table query whose key is a stored column), the key
-/// pair, the table column, and the filter to share.
+/// estimated larger, whose key comes from a stored column of a table query
+/// in it: see [`key_source`]), the key pair, that table query and column,
+/// and the filter to share.
+#[allow(clippy::type_complexity)]
 fn reduction(
     kind: &JoinKind,
     left: &LogicalPlan,
     right: &LogicalPlan,
     keys: &[(TExpr, TExpr)],
-) -> Option<(Side, usize, usize, Arc<RuntimeFilter>)> {
+    ctes: &[Cte],
+) -> Option<(Side, usize, *const TableQuery, usize, Arc<RuntimeFilter>)> {
     // Only with the plan's statistics, which need no query context here:
     // table queries' estimates (filters measured on a block, a HAVING
     // assumed to keep some of the groups). A measure costs a block's
     // evaluation: join_reorder has made it for an inner join's inputs
     // (see `EstimateMemo`); for other joins, only where the row bounds are
-    // within 2x of each other and cannot tell the inputs apart.
+    // within 2x of each other and cannot tell the inputs apart. An input
+    // that is not a table query is reduced only where the other is
+    // estimated smaller.
     fn table(p: &LogicalPlan) -> Option<&TableQuery> {
         match p {
             LogicalPlan::TableQuery(t) => Some(t),
             _ => None,
         }
     }
-    let (lt, rt) = (table(left), table(right));
-    let smaller = |this: &Option<&TableQuery>, other: &Option<&TableQuery>| match (this, other) {
+    let smaller = |this: &LogicalPlan, other: &LogicalPlan| match (table(this), table(other)) {
         (Some(this), Some(other)) => {
             let (t, o) = (table_rows(this), table_rows(other));
             if !matches!(kind, JoinKind::Inner) && t.max(o) / 2 > t.min(o) {
@@ -207,42 +239,29 @@ fn reduction(
                 table_estimate(other) < table_estimate(this)
             }
         }
-        _ => true,
+        // A table query against something else: reduced (the other input
+        // runs first whatever its size).
+        (Some(_), None) => true,
+        // A scan deeper in this input: only where the other is estimated
+        // smaller.
+        (None, _) => estimate_rows(other, ctes) < estimate_rows(this, ctes),
     };
-    let candidates = [(Side::Right, right, &rt, &lt), (Side::Left, left, &lt, &rt)];
-    for (side, input, this, other) in candidates {
+    let candidates = [(Side::Right, right, left), (Side::Left, left, right)];
+    for (side, input, other) in candidates {
         if !may_reduce(kind, side) {
             continue;
         }
-        // The other input must be smaller than this one, when both are
-        // tables.
-        if !smaller(this, other) {
+        // The other input must be smaller than this one.
+        if !smaller(input, other) {
             continue;
         }
         for (k, (lk, rk)) in keys.iter().enumerate() {
             let key = if side == Side::Right { rk } else { lk };
-            if let Some(col) = key_column(input, key) {
-                return Some((side, k, col, Arc::new(RuntimeFilter::default())));
+            if let Some((t, col)) = key_source(input, key) {
+                let t: *const TableQuery = t;
+                return Some((side, k, t, col, Arc::new(RuntimeFilter::default())));
             }
         }
     }
     None
-}
-
-/// The operator of a join's input, its table scan given `filter`.
-fn input_with_filter(
-    p: &LogicalPlan,
-    next: &mut usize,
-    filter: Option<(usize, Arc<RuntimeFilter>)>,
-) -> Result<Box<dyn Operator>> {
-    match (p, filter) {
-        (LogicalPlan::TableQuery(t), Some(f)) => {
-            let id = *next;
-            *next += 1;
-            let mut scan = TableScan::new(id, (**t).clone())?;
-            scan.runtime = Some(f);
-            Ok(Box::new(scan))
-        }
-        _ => node(p, next, None),
-    }
 }

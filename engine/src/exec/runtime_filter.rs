@@ -117,16 +117,13 @@ pub fn key_source<'a>(input: &'a LogicalPlan, key: &TExpr) -> Option<(&'a TableQ
             let c = key.as_col()?;
             let nl = left.columns().len();
             if c < nl {
-                let left_kept = matches!(
-                    kind,
-                    JoinKind::Inner
-                        | JoinKind::Left
-                        | JoinKind::Semi
-                        | JoinKind::Anti
-                        | JoinKind::Single { .. }
-                        | JoinKind::Mark { .. }
-                );
-                left_kept.then(|| key_source(left, key)).flatten()
+                // Every join but RIGHT and FULL passes its left rows on whole
+                // or drops them (NOT IN's null-aware anti join aside, whose
+                // answer a NULL key on the right changes).
+                match kind {
+                    JoinKind::Right | JoinKind::Full | JoinKind::AntiNullAware => None,
+                    _ => key_source(left, key),
+                }
             } else if matches!(kind, JoinKind::Inner | JoinKind::Right) {
                 let k = TExpr {
                     kind: ExprKind::Col(c - nl),

@@ -4,7 +4,7 @@
 use super::{Batch, ExecCtx, Operator};
 use crate::error::Result;
 use crate::exec::table;
-use crate::expr::{conjunction, conjuncts};
+use crate::expr::{conjunction, conjuncts, TExpr};
 use crate::plan::TableQuery;
 use crate::value::LType;
 
@@ -20,7 +20,7 @@ pub struct TableScan {
     pub plan: table::Plan,
     /// Key values a join hands over before this scan runs, and the table
     /// column they filter (see [`runtime_filter`](super::runtime_filter)).
-    pub runtime: Option<(usize, Arc<RuntimeFilter>)>,
+    pub runtime: Vec<(usize, Arc<RuntimeFilter>)>,
 }
 
 impl TableScan {
@@ -30,23 +30,27 @@ impl TableScan {
         Ok(TableScan {
             id,
             plan: table::plan(query, &t)?,
-            runtime: None,
+            runtime: Vec::new(),
         })
     }
 
-    /// The plan with the runtime filter's condition added, once it is set.
+    /// The plan with the runtime filters' conditions added, those set.
     fn filtered_plan(&self) -> Result<Option<table::Plan>> {
-        let Some((col, f)) = &self.runtime else {
-            return Ok(None);
-        };
         let q = &self.plan.query;
-        let ty = LType::from_storage(q.table.schema().fields[*col].data_type);
-        let Some(p) = f.predicate(*col, ty) else {
+        let preds: Vec<TExpr> = self
+            .runtime
+            .iter()
+            .filter_map(|(col, f)| {
+                let ty = LType::from_storage(q.table.schema().fields[*col].data_type);
+                f.predicate(*col, ty)
+            })
+            .collect();
+        if preds.is_empty() {
             return Ok(None);
-        };
+        }
         let mut q = q.clone();
         let mut all = q.filter.take().map(conjuncts).unwrap_or_default();
-        all.push(p);
+        all.extend(preds);
         q.filter = conjunction(all);
         let t = q.table.clone();
         table::plan(q, &t).map(Some)
@@ -69,7 +73,7 @@ impl Operator for TableScan {
     }
 
     fn notes(&self) -> Vec<String> {
-        let runtime = self.runtime.as_ref().map(|(col, _)| {
+        let runtime = self.runtime.iter().map(|(col, _)| {
             let name = &self.plan.query.table.schema().fields[*col].name;
             format!("semi-join reduction: {name} IN the join's other input's keys")
         });
