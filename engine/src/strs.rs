@@ -41,6 +41,16 @@ impl Strs {
         }
     }
 
+    /// Strings from their bytes back to back and where each ends; `ends`
+    /// must ascend and stay within `bytes` (checked in debug builds).
+    pub fn from_parts(bytes: Vec<u8>, ends: Vec<usize>) -> Strs {
+        debug_assert!(
+            ends.windows(2).all(|w| w[0] <= w[1]) && ends.last().is_none_or(|&e| e <= bytes.len()),
+            "string ends out of order"
+        );
+        Strs { bytes, ends }
+    }
+
     /// `n` empty strings.
     pub fn empties(n: usize) -> Strs {
         Strs {

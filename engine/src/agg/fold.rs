@@ -17,6 +17,7 @@ use crate::agg::moments::{Bivariate, Kahan, Moments, Welford};
 use crate::error::{internal, EngineError, Result};
 use crate::expr::order::cmp_values;
 use crate::list::ListBuilder;
+use crate::strs::Strs;
 use crate::value::{Data, LType, Value, Vector};
 
 /// Rows in the order they reach their groups.
@@ -497,23 +498,46 @@ fn string_agg(call: &AggCall, x: &Vector, feed: &Feed, n: usize) -> Vector {
     let Data::Str(d) = &x.data else {
         return Vector::nulls(call.ty, n);
     };
-    let s = states(
-        call,
-        &[x],
-        feed,
-        n,
-        |acc: &mut Option<Vec<u8>>, r| match acc {
-            None => *acc = Some(d[r].to_vec()),
-            Some(a) => {
-                a.extend_from_slice(sep);
-                a.extend_from_slice(&d[r]);
-            }
-        },
-    );
-    vector(
-        call.ty,
-        s.into_iter().map(|a| a.map_or(Value::Null, Value::Str)),
-    )
+    // Each group's length first, then its bytes written in place: one
+    // buffer of exactly the answer's size (a running string_agg over long
+    // frames makes hundreds of MB; growing each string would hold up to
+    // twice that).
+    let fed = |r: usize| !x.is_null(r);
+    let mut len: Vec<Option<usize>> = vec![None; n];
+    for (r, g) in feed.pairs().filter(|&(r, _)| fed(r)) {
+        let l = &mut len[g];
+        *l = Some(l.map_or(0, |l| l + sep.len()) + d[r].len());
+    }
+    let mut ends = Vec::with_capacity(n);
+    let mut total = 0usize;
+    for l in &len {
+        total += l.unwrap_or(0);
+        ends.push(total);
+    }
+    let mut bytes = vec![0u8; total];
+    // Where each group's next bytes go.
+    let mut at: Vec<usize> = ends
+        .iter()
+        .zip(&len)
+        .map(|(e, l)| e - l.unwrap_or(0))
+        .collect();
+    let mut started = vec![false; n];
+    for (r, g) in feed.pairs().filter(|&(r, _)| fed(r)) {
+        let mut put = |b: &[u8]| {
+            bytes[at[g]..at[g] + b.len()].copy_from_slice(b);
+            at[g] += b.len();
+        };
+        if std::mem::replace(&mut started[g], true) {
+            put(sep);
+        }
+        put(&d[r]);
+    }
+    let nulls: Vec<bool> = len.iter().map(Option::is_none).collect();
+    Vector {
+        ty: call.ty,
+        data: Data::Str(Strs::from_parts(bytes, ends)),
+        nulls: nulls.contains(&true).then_some(nulls),
+    }
 }
 
 #[cfg(test)]

@@ -152,12 +152,15 @@ impl<'a> Meter<'a> {
     }
 
     /// Appends `values` at `idx` to `out`, charged before they are made.
-    fn append_gathered(&mut self, out: &mut Vector, values: &Vector, idx: &[u32]) -> Result<()> {
+    /// `values` are moved, not gathered, where `idx` takes each once in order.
+    fn append_gathered(&mut self, out: &mut Vector, values: Vector, idx: &[u32]) -> Result<()> {
         self.update(out)?;
-        let bytes = gathered_bytes(values, idx);
+        let bytes = gathered_bytes(&values, idx);
         self.counted += idx.len();
         self.held.grow(bytes, WHAT)?;
-        out.append_owned(values.gather(idx));
+        let in_order =
+            idx.len() == values.len() && idx.iter().enumerate().all(|(i, &r)| r as usize == i);
+        out.append_owned(if in_order { values } else { values.gather(idx) });
         Ok(())
     }
 
@@ -494,7 +497,8 @@ fn per_frame(
                 .collect(),
         };
         let values = aggregate(call, &inputs, &g)?;
-        meter.append_gathered(out, &values, rows_group)?;
+        drop(inputs);
+        meter.append_gathered(out, values, rows_group)?;
         idx.clear();
         rows_group.clear();
         Ok(())
