@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod alloc;
 mod cmd_cache;
 mod cmd_info;
 mod cmd_query;
@@ -18,24 +19,6 @@ mod repl;
 mod sigint;
 
 use strata::output;
-
-#[global_allocator]
-static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
-/// jemalloc's options, read at its start-up. Queries allocate and free
-/// block-sized vectors over and over, and returning freed pages to the kernel
-/// inline (jemalloc's default) made a fifth of a query run's time page
-/// faults and purging. A background thread purges instead: 7 ClickBench
-/// queries at 10M rows took 1.3-1.4 s of system time instead of 1.8-2.0 s.
-/// Its extents are backed by transparent huge pages where the kernel allows
-/// (`thp:always`): a fresh process touches each page of its working set once,
-/// and TPC-H Q1 at SF1 took 77,000 page faults with 4 KiB pages and 4,000
-/// with huge pages (0.16 s of system time -> 0.09 s, 0.46 s -> 0.37 s wall).
-// SAFETY: jemalloc reads this symbol as a NUL-terminated C string; the bytes
-// are static, end in NUL and are never written.
-#[used]
-#[export_name = "_rjem_malloc_conf"]
-pub static MALLOC_CONF: &[u8; 34] = b"background_thread:true,thp:always\0";
 
 /// Exit code of a failed query or damaged data.
 const EXIT_ERROR: u8 = 1;
@@ -86,8 +69,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    // Keeps the options symbol in the link (thin LTO may drop it otherwise).
-    std::hint::black_box(&MALLOC_CONF);
+    alloc::configure();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
