@@ -57,22 +57,31 @@ pub fn configure() {
     }
 }
 
-fn read_u32(key: &CStr) -> Option<u32> {
-    let mut v: u32 = 0;
-    let mut len = std::mem::size_of::<u32>();
-    // SAFETY: `key` is NUL-terminated; `opt.narenas` is an `unsigned` and
-    // `v`/`len` describe a buffer of exactly that size; no new value is
-    // written.
+/// Reads the mallctl value `key` into `v`; whether jemalloc answered with a
+/// value of `v`'s size.
+///
+/// # Safety
+/// `T` must be the C type jemalloc documents for `key`.
+unsafe fn read_into<T>(key: &CStr, v: &mut T) -> bool {
+    let mut len = std::mem::size_of::<T>();
+    // SAFETY: `key` is NUL-terminated; `v` is a writable `T` of `len` bytes,
+    // the type the caller vouches `key` has; no new value is written.
     let rc = unsafe {
         tikv_jemalloc_sys::mallctl(
             key.as_ptr(),
-            (&raw mut v).cast::<c_void>(),
+            std::ptr::from_mut(v).cast::<c_void>(),
             &raw mut len,
             std::ptr::null_mut(),
             0,
         )
     };
-    (rc == 0 && len == std::mem::size_of::<u32>()).then_some(v)
+    rc == 0 && len == std::mem::size_of::<T>()
+}
+
+fn read_u32(key: &CStr) -> Option<u32> {
+    let mut v: u32 = 0;
+    // SAFETY: the keys read here (`opt.narenas`) are `unsigned`.
+    unsafe { read_into(key, &mut v) }.then_some(v)
 }
 
 fn read_str(key: &CStr) -> Option<String> {
@@ -80,20 +89,9 @@ fn read_str(key: &CStr) -> Option<String> {
     // shorter than 32 bytes, NUL included).
     let mut buf = [0 as c_char; 64];
     let mut p: *mut c_char = buf.as_mut_ptr();
-    let mut len = std::mem::size_of::<*mut c_char>();
-    // SAFETY: `key` is NUL-terminated; reading `arena.<i>.name` takes a
-    // `char *` to a buffer of at least 32 bytes, which `p` is, and `len` is
-    // its size.
-    let rc = unsafe {
-        tikv_jemalloc_sys::mallctl(
-            key.as_ptr(),
-            (&raw mut p).cast::<c_void>(),
-            &raw mut len,
-            std::ptr::null_mut(),
-            0,
-        )
-    };
-    if rc != 0 || !buf.contains(&0) {
+    // SAFETY: reading `arena.<i>.name` takes a `char *` to a buffer of at
+    // least 32 bytes, which `p` is.
+    if !unsafe { read_into(key, &mut p) } || !buf.contains(&0) {
         return None;
     }
     // SAFETY: `buf` holds a NUL (checked above), so the name ends inside it.

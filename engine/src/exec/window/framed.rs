@@ -158,8 +158,7 @@ impl<'a> Meter<'a> {
         let bytes = gathered_bytes(&values, idx);
         self.counted += idx.len();
         self.held.grow(bytes, WHAT)?;
-        let in_order =
-            idx.len() == values.len() && idx.iter().enumerate().all(|(i, &r)| r as usize == i);
+        let in_order = idx.len() == values.len() && super::is_identity(idx);
         out.append_owned(if in_order { values } else { values.gather(idx) });
         Ok(())
     }

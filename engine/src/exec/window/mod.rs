@@ -169,16 +169,21 @@ impl Operator for WindowOp {
             let sorted = arrange(&parts, &keys, n);
             ctx.watch.check()?;
             drop((part_vecs, order_vecs));
+            // Input already in window order (often: rows read in the order
+            // the window sorts them): results need not be put back.
+            let in_order = is_identity(&sorted.perm);
             for &i in g {
                 let v = self.compute(&self.calls[i], &input, &sorted, ctx)?;
                 // Charged until the batch is handed on.
                 held.push(ctx.budget.hold(vector_bytes(&v), "window results")?);
+                if in_order {
+                    results[i] = Some(v);
+                    continue;
+                }
                 // Strings put in row order are copied: both copies are held
                 // while it is made.
                 let _copy = match v.data {
-                    Data::Str(_) if !is_identity(&sorted.perm) => {
-                        Some(ctx.budget.hold(vector_bytes(&v), "window results")?)
-                    }
+                    Data::Str(_) => Some(ctx.budget.hold(vector_bytes(&v), "window results")?),
                     _ => None,
                 };
                 results[i] = Some(scatter(v, &sorted.perm));
@@ -195,18 +200,13 @@ impl Operator for WindowOp {
 }
 
 /// Whether `perm` leaves every row where it is.
-fn is_identity(perm: &[u32]) -> bool {
+pub(crate) fn is_identity(perm: &[u32]) -> bool {
     perm.iter().enumerate().all(|(pos, &r)| r as usize == pos)
 }
 
 /// `v` (by sorted position) in input row order: position `pos` goes to
 /// row `perm[pos]` (a permutation).
 fn scatter(v: Vector, perm: &[u32]) -> Vector {
-    // Input already in window order (often: rows read in the order the
-    // window sorts them): nothing moves, and a string column is not copied.
-    if is_identity(perm) {
-        return v;
-    }
     fn put<T: Default + Clone>(mut d: Vec<T>, perm: &[u32]) -> Vec<T> {
         let mut out = vec![T::default(); d.len()];
         for (x, &r) in d.iter_mut().zip(perm) {
