@@ -295,22 +295,80 @@ fn measure_share(filter: &TExpr, table: &Table) -> f64 {
     (kept / f64::from(ctx.rows.max(1))) * share_of_blocks
 }
 
-/// Estimated distinct non-NULL values of a stored column: between the
-/// largest block's count (values repeat across blocks) and the sum over
-/// blocks (each block has its own), leaning to the sum as values grow
-/// unique within blocks.
+/// Estimated distinct non-NULL values of a stored column, from each
+/// block's exact count and key range. Where the blocks' key ranges do not
+/// overlap (a column the table is sorted or clustered on), no value is in
+/// two blocks: the sum of the counts. Otherwise the values are taken as
+/// drawn at random from a domain whose size the largest block's count
+/// implies (`d = D (1 - e^(-r/D))` for `d` distinct of `r` rows), and the
+/// estimate is what the table's rows draw from it. Either way at most the
+/// number of keys between the smallest and the largest (fixed-width types).
 fn column_distinct(table: &Table, col: usize) -> f64 {
-    let (mut sum, mut max, mut max_rows) = (0.0f64, 0.0f64, 1.0f64);
-    for b in 0..table.num_blocks() {
-        let s = table.stats(b, col);
-        let d = f64::from(s.distinct);
-        sum += d;
-        if d > max {
-            max = d;
-            max_rows = f64::from(s.rows.max(1));
+    let fixed = !table.schema().fields[col].data_type.is_string();
+    let mut blocks: Vec<(u64, u64, f64, f64)> = (0..table.num_blocks())
+        .map(|b| table.stats(b, col))
+        .filter(|s| s.distinct > 0)
+        .map(|s| {
+            let non_null = f64::from(s.rows.saturating_sub(s.null_count).max(s.distinct));
+            (s.min, s.max, f64::from(s.distinct), non_null)
+        })
+        .collect();
+    let sum: f64 = blocks.iter().map(|b| b.2).sum();
+    if blocks.len() <= 1 {
+        return sum;
+    }
+    let range = if fixed {
+        let lo = blocks.iter().map(|b| b.0).min().unwrap_or(0);
+        let hi = blocks.iter().map(|b| b.1).max().unwrap_or(0);
+        hi.saturating_sub(lo) as f64 + 1.0
+    } else {
+        f64::INFINITY
+    };
+    if fixed {
+        blocks.sort_unstable_by_key(|b| (b.0, b.1));
+        if blocks.windows(2).all(|w| w[1].0 > w[0].1) {
+            return sum.min(range);
         }
     }
-    max + (sum - max) * (max / max_rows).min(1.0)
+    let (_, _, d, r) = blocks
+        .iter()
+        .copied()
+        .max_by(|a, b| a.3.total_cmp(&b.3))
+        .unwrap_or_default();
+    let rows: f64 = blocks.iter().map(|b| b.3).sum();
+    let largest = blocks.iter().map(|b| b.2).fold(0.0, f64::max);
+    let estimate = match sampled_domain(d, r) {
+        Some(domain) => domain * -(-rows / domain).exp_m1(),
+        None => sum,
+    };
+    estimate.clamp(largest, sum).min(range)
+}
+
+/// The domain size `D` from which `r` rows drawn at random show `d`
+/// distinct values (`d = D (1 - e^(-r/D))`), or `None` when nearly every
+/// row is distinct (the domain is then too large to tell).
+fn sampled_domain(d: f64, r: f64) -> Option<f64> {
+    if d <= 0.0 || r <= 0.0 || d >= 0.95 * r {
+        return None;
+    }
+    // The expected distinct count grows with D: bisect on a log scale.
+    let distinct_of = |domain: f64| domain * -(-r / domain).exp_m1();
+    let (mut lo, mut hi) = (d, d * 2.0);
+    while distinct_of(hi) < d {
+        hi *= 2.0;
+        if hi > 1e18 {
+            return None;
+        }
+    }
+    for _ in 0..60 {
+        let mid = (lo * hi).sqrt();
+        if distinct_of(mid) < d {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(hi)
 }
 
 /// Estimated distinct values of `key`, an expression over `plan`'s
@@ -357,4 +415,62 @@ pub fn key_distinct(key: &TExpr, plan: &LogicalPlan, ctes: &[Cte]) -> f64 {
         _ => None,
     };
     traced.map_or(rows, |d| d.min(rows.max(1.0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strata_format::{ColumnData, DataType, Field, Schema, TableWriter, WriteOptions};
+
+    /// A table of three blocks of 4,000 rows: `sorted` counts up through
+    /// the blocks, `drawn` repeats values of a domain of 1,000 in every
+    /// block, `wide` is distinct within blocks and overlaps across them.
+    fn table(dir: &std::path::Path) -> Table {
+        let fields = ["sorted", "drawn", "wide"]
+            .map(|n| Field::new(n, DataType::Int64, false))
+            .to_vec();
+        let options = WriteOptions {
+            sync: false,
+            ..Default::default()
+        };
+        let mut w = TableWriter::create(dir, Schema::new(fields).expect("schema"), options)
+            .expect("create");
+        let rows = 4_000u64;
+        for b in 0..3u64 {
+            let sorted = (b * rows..(b + 1) * rows).collect();
+            // A multiplicative walk over 0..1000: every block repeats the domain.
+            let drawn = (0..rows).map(|i| (i * 7919 + b * 13) % 1000).collect();
+            let wide = (0..rows).map(|i| i * 3 + b).collect();
+            let data = [sorted, drawn, wide]
+                .map(|keys| ColumnData::Fixed { keys, nulls: None })
+                .to_vec();
+            w.write_block(data).expect("write");
+        }
+        w.finish().expect("finish");
+        Table::open(dir).expect("open")
+    }
+
+    #[test]
+    fn distinct_values_follow_the_blocks_ranges_and_counts() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let t = table(&tmp.path().join("t"));
+        // Disjoint ranges: each block's values are its own.
+        assert_eq!(column_distinct(&t, 0), 12_000.0);
+        // Repeats: the domain the blocks draw from, not their sum.
+        let drawn = column_distinct(&t, 1);
+        assert!((990.0..=1_000.0).contains(&drawn), "{drawn}");
+        // Distinct within blocks, overlapping ranges: at most their sum.
+        let wide = column_distinct(&t, 2);
+        assert!((4_000.0..=12_000.0).contains(&wide), "{wide}");
+    }
+
+    #[test]
+    fn the_sampled_domain_inverts_the_expected_distinct_count() {
+        let domain = sampled_domain(100_000.0, 524_288.0).expect("a domain");
+        assert!((99_000.0..101_000.0).contains(&domain), "{domain}");
+        let expected = 1e6 * -(-524_288.0f64 / 1e6).exp_m1();
+        let domain = sampled_domain(expected, 524_288.0).expect("a domain");
+        assert!((0.99e6..1.01e6).contains(&domain), "{domain}");
+        assert_eq!(sampled_domain(999.0, 1_000.0), None, "nearly all distinct");
+    }
 }
