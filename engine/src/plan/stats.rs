@@ -417,6 +417,101 @@ pub fn key_distinct(key: &TExpr, plan: &LogicalPlan, ctes: &[Cte]) -> f64 {
     traced.map_or(rows, |d| d.min(rows.max(1.0)))
 }
 
+/// The values a join key can take, as far as the tables' statistics say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyRange {
+    /// Every non-NULL value lies in `lo..=hi`.
+    Within(i128, i128),
+    /// No row has a non-NULL value.
+    NoValues,
+}
+
+impl KeyRange {
+    /// Whether no value of `self` can equal one of `other`.
+    pub fn disjoint(self, other: KeyRange) -> bool {
+        match (self, other) {
+            (KeyRange::Within(a, b), KeyRange::Within(c, d)) => b < c || d < a,
+            _ => true,
+        }
+    }
+}
+
+/// The range of the integer key `key` over `plan`'s rows, where it is a
+/// stored integer column (or an integer cast of one, which keeps each
+/// value or fails) traced through projections, filters and joins; a
+/// subset of a table's rows takes no value outside the table's range.
+/// `None` where the statistics do not say.
+#[recursive::recursive]
+pub fn key_range(key: &TExpr, plan: &LogicalPlan) -> Option<KeyRange> {
+    if !key.ty.is_integer() {
+        return None;
+    }
+    let col = match &key.kind {
+        ExprKind::Col(c) => *c,
+        ExprKind::Cast(inner) if inner.ty.is_integer() => return key_range(inner, plan),
+        _ => return None,
+    };
+    match plan {
+        LogicalPlan::TableQuery(t) if t.aggregation.is_none() => {
+            let (_, e) = t.select.get(col)?;
+            match &e.kind {
+                ExprKind::Col(c) => column_range(&t.table, *c),
+                ExprKind::Cast(inner) if e.ty.is_integer() => match inner.kind {
+                    ExprKind::Col(c) if inner.ty.is_integer() => column_range(&t.table, c),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        LogicalPlan::Project { input, exprs, .. } => key_range(exprs.get(col)?, input),
+        LogicalPlan::Filter { input, .. }
+        | LogicalPlan::Sort { input, .. }
+        | LogicalPlan::Limit { input, .. } => key_range(key, input),
+        LogicalPlan::Join {
+            kind, left, right, ..
+        } => {
+            let nl = left.columns().len();
+            if col < nl {
+                key_range(key, left)
+            } else if kind.has_right_columns() {
+                let k = TExpr {
+                    kind: ExprKind::Col(col - nl),
+                    ty: key.ty,
+                };
+                key_range(&k, right)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The range of a stored integer column's non-NULL values over every block.
+fn column_range(table: &Table, col: usize) -> Option<KeyRange> {
+    let ty = table.schema().fields.get(col)?.data_type;
+    if !ty.is_integer() {
+        return None;
+    }
+    let value = |k: u64| -> i128 {
+        if ty.is_signed_like() {
+            i128::from(strata_format::types::signed_from_key(k))
+        } else {
+            i128::from(k)
+        }
+    };
+    let mut range: Option<(i128, i128)> = None;
+    for b in 0..table.num_blocks() {
+        let s = table.stats(b, col);
+        if s.distinct == 0 {
+            continue;
+        }
+        let (lo, hi) = (value(s.min), value(s.max));
+        range = Some(range.map_or((lo, hi), |(a, z)| (a.min(lo), z.max(hi))));
+    }
+    Some(range.map_or(KeyRange::NoValues, |(lo, hi)| KeyRange::Within(lo, hi)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 //! and every rule that saw a node of its shape but declined (and why), for
 //! EXPLAIN. Three kinds of rule run:
 //! - logical rewrites (`inline_cte`, `mark_join_to_semi`, `factor_or`,
-//!   `filter_pushdown`, `join_condition_pushdown`, and between fixpoints
+//!   `filter_pushdown`, `join_condition_pushdown`, `empty_join`, and between fixpoints
 //!   `semi_join_pushdown` and `join_reorder`,
 //!   `distinct_to_aggregate`, `limit_below_project`, and the
 //!   `prune_columns` pass);
@@ -30,6 +30,7 @@ pub mod block_pruning;
 pub mod count_distinct_union;
 pub mod distinct_survivors;
 pub mod distinct_to_aggregate;
+pub mod empty_join;
 pub mod factor_or;
 pub mod filter_into_table;
 pub mod filter_pushdown;
@@ -103,6 +104,7 @@ pub static RULES: &[&dyn Rule] = &[
     &factor_or::FactorOr,
     &filter_pushdown::FilterPushdown,
     &join_condition_pushdown::JoinConditionPushdown,
+    &empty_join::EmptyJoin,
     &distinct_to_aggregate::DistinctToAggregate,
     &filter_into_table::FilterIntoTable,
     &aggregate_into_table::AggregateIntoTable,
