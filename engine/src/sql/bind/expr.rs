@@ -70,6 +70,11 @@ pub(crate) struct ExprBinder<'a> {
     /// key's slot): a constant key folds away, yet where a set leaves it out
     /// an expression written over it reads NULL, as in DuckDB.
     pub written_keys: Vec<(SqlExpr, TExpr)>,
+    /// The other grouping keys as written: within an expression written as
+    /// one of them no constant key is looked for, so that it binds as that
+    /// key does (`concat(s, 'x')` grouped by `1, 'x'` is the first key, not
+    /// `concat` over `s` and the second).
+    pub whole_keys: Vec<SqlExpr>,
 }
 
 impl<'a> ExprBinder<'a> {
@@ -85,6 +90,7 @@ impl<'a> ExprBinder<'a> {
             binder: None,
             subqueries: Vec::new(),
             written_keys: Vec::new(),
+            whole_keys: Vec::new(),
         }
     }
 
@@ -256,6 +262,11 @@ impl<'a> ExprBinder<'a> {
             Err(too_deep())
         } else if let Some(slot) = self.written_key(e) {
             Ok(slot)
+        } else if self.is_whole_key(e) {
+            let constants = std::mem::take(&mut self.written_keys);
+            let r = self.expr_inner(e).and_then(fold);
+            self.written_keys = constants;
+            r
         } else {
             self.expr_inner(e).and_then(fold)
         };
@@ -277,6 +288,19 @@ impl<'a> ExprBinder<'a> {
             .iter()
             .find(|(k, _)| k == e)
             .map(|(_, slot)| slot.clone())
+    }
+
+    /// Whether `e` is written as one of [`ExprBinder::whole_keys`] (outside
+    /// aggregate arguments).
+    fn is_whole_key(&self, e: &SqlExpr) -> bool {
+        if self.written_keys.is_empty() || self.whole_keys.is_empty() || self.aggs.is_none() {
+            return false;
+        }
+        let mut e = e;
+        while let SqlExpr::Nested(inner) = e {
+            e = inner;
+        }
+        self.whole_keys.iter().any(|k| k == e)
     }
 
     fn expr_inner(&mut self, e: &SqlExpr) -> Result<TExpr> {

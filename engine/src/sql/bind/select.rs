@@ -309,6 +309,7 @@ impl Binder<'_> {
                 groups_have_rows: !keys.is_empty() && sets.is_none(),
             });
             b.written_keys = constant_keys(&keys, &key_src);
+            b.whole_keys = whole_keys(&keys, &key_src);
             b.windows = Some(WindowCtx::new(&sel.named_window)?);
             let mut post_items = Vec::with_capacity(items.len());
             for it in &items {
@@ -638,6 +639,16 @@ fn constant_keys(keys: &[TExpr], sources: &[&KeySource<'_>]) -> Vec<(SqlExpr, TE
             };
             src.sql().map(|sql| (sql.clone(), slot))
         })
+        .collect()
+}
+
+/// The grouping keys that do not fold to a constant, as written (see
+/// [`ExprBinder::whole_keys`]).
+fn whole_keys(keys: &[TExpr], sources: &[&KeySource<'_>]) -> Vec<SqlExpr> {
+    keys.iter()
+        .zip(sources)
+        .filter(|(k, _)| k.as_lit().is_none())
+        .filter_map(|(_, src)| src.sql().cloned())
         .collect()
 }
 
