@@ -18,17 +18,11 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 // are static, end in NUL and are never written.
 #[used]
 #[export_name = "_rjem_malloc_conf"]
-pub static MALLOC_CONF: &[u8; 62] =
-    b"background_thread:true,thp:always,oversize_threshold:33554432\0";
+pub static MALLOC_CONF: &[u8; 34] = b"background_thread:true,thp:always\0";
 
 /// Allocations from this size on come from jemalloc's arena for large
-/// allocations (its `oversize_threshold`, set in [`MALLOC_CONF`]; 8 MiB by
-/// default). Below it, freed memory is kept for reuse: a join's or a
-/// scan's columns of a few million rows are made and dropped over and over,
-/// and each fresh buffer is pages the kernel must zero again (TPC-H Q5 at
-/// SF10 spent a quarter of its time there with an 8 MiB threshold; 32 MiB
-/// took 10-15% off Q5 and Q7). Larger buffers are few and seldom reused.
-const OVERSIZE: usize = 32 << 20;
+/// allocations (its `oversize_threshold`, 8 MiB by default).
+const OVERSIZE: usize = 8 << 20;
 
 /// Applies what [`MALLOC_CONF`] cannot say: jemalloc's arena for large
 /// allocations returns their pages as soon as they are freed.
