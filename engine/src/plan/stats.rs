@@ -317,15 +317,11 @@ fn column_distinct(table: &Table, col: usize) -> f64 {
     if blocks.len() <= 1 {
         return sum;
     }
-    let range = if fixed {
-        let lo = blocks.iter().map(|b| b.0).min().unwrap_or(0);
-        let hi = blocks.iter().map(|b| b.1).max().unwrap_or(0);
-        hi.saturating_sub(lo) as f64 + 1.0
-    } else {
-        f64::INFINITY
-    };
+    let mut range = f64::INFINITY;
     if fixed {
         blocks.sort_unstable_by_key(|b| (b.0, b.1));
+        let hi = blocks.iter().map(|b| b.1).max().unwrap_or(0);
+        range = hi.saturating_sub(blocks[0].0) as f64 + 1.0;
         if blocks.windows(2).all(|w| w[1].0 > w[0].1) {
             return sum.min(range);
         }
@@ -453,15 +449,7 @@ pub fn key_range(key: &TExpr, plan: &LogicalPlan) -> Option<KeyRange> {
     };
     match plan {
         LogicalPlan::TableQuery(t) if t.aggregation.is_none() => {
-            let (_, e) = t.select.get(col)?;
-            match &e.kind {
-                ExprKind::Col(c) => column_range(&t.table, *c),
-                ExprKind::Cast(inner) if e.ty.is_integer() => match inner.kind {
-                    ExprKind::Col(c) if inner.ty.is_integer() => column_range(&t.table, c),
-                    _ => None,
-                },
-                _ => None,
-            }
+            stored_range(&t.select.get(col)?.1, &t.table)
         }
         LogicalPlan::Project { input, exprs, .. } => key_range(exprs.get(col)?, input),
         LogicalPlan::Filter { input, .. }
@@ -482,6 +470,18 @@ pub fn key_range(key: &TExpr, plan: &LogicalPlan) -> Option<KeyRange> {
             } else {
                 None
             }
+        }
+        _ => None,
+    }
+}
+
+/// The range of a table query's select expression over the table's rows,
+/// where it is a stored integer column or integer casts of one.
+fn stored_range(e: &TExpr, table: &Table) -> Option<KeyRange> {
+    match &e.kind {
+        ExprKind::Col(c) => column_range(table, *c),
+        ExprKind::Cast(inner) if e.ty.is_integer() && inner.ty.is_integer() => {
+            stored_range(inner, table)
         }
         _ => None,
     }

@@ -280,10 +280,7 @@ impl<'a> ExprBinder<'a> {
         if self.written_keys.is_empty() || self.aggs.is_none() {
             return None;
         }
-        let mut e = e;
-        while let SqlExpr::Nested(inner) = e {
-            e = inner;
-        }
+        let e = unnested(e);
         self.written_keys
             .iter()
             .find(|(k, _)| k == e)
@@ -296,11 +293,7 @@ impl<'a> ExprBinder<'a> {
         if self.written_keys.is_empty() || self.whole_keys.is_empty() || self.aggs.is_none() {
             return false;
         }
-        let mut e = e;
-        while let SqlExpr::Nested(inner) = e {
-            e = inner;
-        }
-        self.whole_keys.iter().any(|k| k == e)
+        self.whole_keys.iter().any(|k| k == unnested(e))
     }
 
     fn expr_inner(&mut self, e: &SqlExpr) -> Result<TExpr> {
@@ -1001,4 +994,12 @@ fn negative_int_literal(expr: &SqlExpr) -> Option<TExpr> {
         Ok(v) => TExpr::lit(Value::Int(v), LType::Int64),
         Err(_) => TExpr::lit(Value::Huge(neg), LType::HugeInt),
     })
+}
+
+/// `e` without the parentheses around it.
+fn unnested(mut e: &SqlExpr) -> &SqlExpr {
+    while let SqlExpr::Nested(inner) = e {
+        e = inner;
+    }
+    e
 }

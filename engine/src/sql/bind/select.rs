@@ -308,8 +308,7 @@ impl Binder<'_> {
                 nkeys: keys.len(),
                 groups_have_rows: !keys.is_empty() && sets.is_none(),
             });
-            b.written_keys = constant_keys(&keys, &key_src);
-            b.whole_keys = whole_keys(&keys, &key_src);
+            (b.written_keys, b.whole_keys) = written_keys(&keys, &key_src);
             b.windows = Some(WindowCtx::new(&sel.named_window)?);
             let mut post_items = Vec::with_capacity(items.len());
             for it in &items {
@@ -624,32 +623,28 @@ fn bind_items(items: &[Item], b: &mut ExprBinder) -> Result<Vec<(String, TExpr)>
     Ok(out)
 }
 
-/// The grouping keys that fold to a constant, by how they are written,
-/// each with its slot: an expression over such a key must still find it
-/// (see [`ExprBinder::written_keys`]).
-fn constant_keys(keys: &[TExpr], sources: &[&KeySource<'_>]) -> Vec<(SqlExpr, TExpr)> {
-    keys.iter()
-        .zip(sources)
-        .enumerate()
-        .filter(|(_, (k, _))| k.as_lit().is_some())
-        .filter_map(|(i, (k, src))| {
+/// The grouping keys by how they are written: those that fold to a
+/// constant, each with its slot (an expression over such a key must still
+/// find it, see [`ExprBinder::written_keys`]), and the others (see
+/// [`ExprBinder::whole_keys`]).
+fn written_keys(
+    keys: &[TExpr],
+    sources: &[&KeySource<'_>],
+) -> (Vec<(SqlExpr, TExpr)>, Vec<SqlExpr>) {
+    let (mut constants, mut others) = (Vec::new(), Vec::new());
+    for (i, (k, src)) in keys.iter().zip(sources).enumerate() {
+        let Some(sql) = src.sql() else { continue };
+        if k.as_lit().is_some() {
             let slot = TExpr {
                 kind: ExprKind::Ref(i),
                 ty: k.ty,
             };
-            src.sql().map(|sql| (sql.clone(), slot))
-        })
-        .collect()
-}
-
-/// The grouping keys that do not fold to a constant, as written (see
-/// [`ExprBinder::whole_keys`]).
-fn whole_keys(keys: &[TExpr], sources: &[&KeySource<'_>]) -> Vec<SqlExpr> {
-    keys.iter()
-        .zip(sources)
-        .filter(|(k, _)| k.as_lit().is_none())
-        .filter_map(|(_, src)| src.sql().cloned())
-        .collect()
+            constants.push((sql.clone(), slot));
+        } else {
+            others.push(sql.clone());
+        }
+    }
+    (constants, others)
 }
 
 /// An expression bound over the FROM scope with aggregates as slots,
