@@ -14,9 +14,11 @@ use strata_format::reader::Hashes;
 use strata_format::Table;
 
 use crate::agg::arg_values::{str_ranks, ArgValues};
+use crate::agg::factored::Factored;
 use crate::agg::func::AggCall;
 use crate::agg::layout::{str_prefix, AggSlot, StateKind, StateLayout, StrArena};
 use crate::agg::merge::{Groups, Pool};
+use crate::agg::per_value::{codes_at, eval_per_value, used_values};
 use crate::error::Result;
 use crate::expr::{eval, Columns, OneColumn, TExpr};
 use crate::scan::block::{BlockCtx, Sel};
@@ -159,6 +161,15 @@ impl GroupSpec {
 
     /// The strategy a block would use, for EXPLAIN.
     pub fn strategy(&self, table: &Table, block: usize) -> String {
+        let grouping = self.grouping_strategy(table, block);
+        let distinct = |c: usize| table.stats(block, c).distinct as usize;
+        match crate::agg::factored::explain_count(&self.layout, &distinct) {
+            0 => grouping,
+            n => format!("{grouping}; {n} sums of x times few-valued factors factored"),
+        }
+    }
+
+    fn grouping_strategy(&self, table: &Table, block: usize) -> String {
         if self.parts.is_empty() {
             return "one group: per-value aggregates x counts".into();
         }
@@ -220,14 +231,6 @@ fn first_rows(codes: &[u32], n: usize) -> Vec<u32> {
 
 /// Row codes of column `c` at `rows` (by position): the decoded codes
 /// themselves when every row is selected.
-fn codes_at<'a>(ctx: &'a BlockCtx, c: usize, rows: &[u32]) -> Result<std::borrow::Cow<'a, [u32]>> {
-    Ok(if rows.len() == ctx.rows as usize {
-        std::borrow::Cow::Borrowed(ctx.codes(c)?)
-    } else {
-        std::borrow::Cow::Owned(ctx.codes_at(c, rows)?)
-    })
-}
-
 /// Evaluates `expr` at the selected `rows` only and dedups the results: the
 /// codes are indexed by position in `rows`.
 fn realize_at_rows<'a>(expr: &TExpr, ctx: &BlockCtx, rows: &[u32]) -> Result<Realized<'a>> {
@@ -521,73 +524,6 @@ fn per_value_arg(
     Ok(values_for(kind, &eval_per_value(arg, ctx, c, used)?))
 }
 
-/// `expr` (of column `c` only) at each distinct value of `c` in value
-/// order, then at NULL. The byte length of a stored string comes from the
-/// dictionary's length table without decompressing any string.
-///
-/// Where evaluating at every value fails, `used` tells which values (NULL
-/// last) the selected rows hold, and only those are evaluated.
-fn eval_per_value(
-    expr: &TExpr,
-    ctx: &BlockCtx,
-    c: usize,
-    used: &dyn Fn() -> Result<Vec<bool>>,
-) -> Result<Vector> {
-    if let crate::expr::ExprKind::StrLen(inner) = &expr.kind {
-        if inner.as_col() == Some(c) {
-            let chunk = ctx.chunk(c)?;
-            let dict = chunk.dictionary()?;
-            let positions = dict.str_positions()?;
-            let mut v = Vector::empty(expr.ty, positions.len() + 1);
-            for pos in positions {
-                v.push(&crate::value::Value::Int(dict.len_of(pos as usize) as i64));
-            }
-            v.push(&crate::value::Value::Null);
-            return Ok(v);
-        }
-    }
-    let vals = ctx.values(c)?;
-    let every = || -> Result<Vector> {
-        let mut v = eval(expr, vals.len(), &OneColumn(vals))?.into_owned();
-        let null_in = Vector::nulls(vals.ty, 1);
-        v.append(&*eval(expr, 1, &OneColumn(&null_in))?);
-        Ok(v)
-    };
-    match every() {
-        Ok(v) => Ok(v),
-        // A value no selected row holds may fail where the rows' values
-        // do not (a cast out of range, a division by zero): the error
-        // stands only if a used value raises it.
-        Err(_) => eval_at_used_values(expr, vals, &used()?),
-    }
-}
-
-/// Which of a column's `distinct` values (NULL last) the codes hold.
-fn used_values(codes: &[u32], distinct: usize) -> Vec<bool> {
-    let mut used = vec![false; distinct + 1];
-    for &x in codes {
-        used[(x as usize).min(distinct)] = true;
-    }
-    used
-}
-
-/// `expr` at the distinct values `vals` (NULL input last) that `used`
-/// marks, NULL at the others.
-fn eval_at_used_values(expr: &TExpr, vals: &Vector, used: &[bool]) -> Result<Vector> {
-    let at: Vec<u32> = (0..used.len() as u32)
-        .filter(|&i| used[i as usize])
-        .collect();
-    // Index vals.len() gathers NULL: the NULL input.
-    let input = vals.gather(&at);
-    let input = OneColumn(&input);
-    let got = eval(expr, at.len(), &input)?;
-    let mut pos = vec![u32::MAX; used.len()];
-    for (j, &i) in at.iter().enumerate() {
-        pos[i as usize] = j as u32;
-    }
-    Ok(got.gather(&pos))
-}
-
 /// [`eval_per_value`] for an expression of string column `c`, taking the
 /// results of strings seen in earlier blocks from `memo` and evaluating only
 /// the others.
@@ -856,6 +792,14 @@ fn build_groups(
             })
         })
         .collect::<Result<Vec<bool>>>()?;
+    // Sums of a column times factors of few-valued columns add the rows
+    // once per (group, combination of the factors' values).
+    let factored = Factored::find(layout, ctx, &rows, &at_rows, n_groups)?;
+    let at_rows: Vec<bool> = at_rows
+        .iter()
+        .enumerate()
+        .map(|(k, &at)| at && !factored.as_ref().is_some_and(|f| f.has(k)))
+        .collect();
     let mut multi: Vec<&TExpr> = Vec::new();
     let arg_at: Vec<Option<usize>> = layout
         .slots
@@ -899,6 +843,9 @@ fn build_groups(
         }) {
             let (from, to, w) = (layout.slots[first].off, s.off, s.kind.words());
             copies.push((from, to, w));
+            continue;
+        }
+        if factored.as_ref().is_some_and(|f| f.has(k)) {
             continue;
         }
         if chunked && arg_at[k].is_some() {
@@ -974,6 +921,9 @@ fn build_groups(
                 vals.update_rows(s.kind, &mut states, sw, s.off, it);
             }
         }
+    }
+    if let Some(f) = &factored {
+        f.add_rows(&gids, n_groups, &mut states, sw);
     }
     for st in states.chunks_exact_mut(sw) {
         for &(from, to, w) in &copies {

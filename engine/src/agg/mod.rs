@@ -8,6 +8,7 @@
 
 pub mod accumulate;
 pub mod arg_values;
+pub mod factored;
 pub mod float_sum;
 pub mod fold;
 pub mod from_values;
@@ -19,5 +20,6 @@ pub mod layout;
 pub mod merge;
 pub mod moments;
 pub mod output;
+pub mod per_value;
 pub mod plan;
 pub mod state;
