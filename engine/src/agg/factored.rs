@@ -516,6 +516,9 @@ mod tests {
             unreachable!()
         };
         assert_eq!(product_bound(&i, &[(&**a, 1 << 40), (&**b, 1 << 23)]), None);
-        assert_eq!(product_bound(&i, &[(&**a, 1 << 40), (&**b, 1 << 22)]), Some(1 << 62));
+        assert_eq!(
+            product_bound(&i, &[(&**a, 1 << 40), (&**b, 1 << 22)]),
+            Some(1 << 62)
+        );
     }
 }

@@ -335,7 +335,18 @@ impl<'a> ExprBinder<'a> {
                         return Ok(lit);
                     }
                 }
-                let x = self.expr(expr)?;
+                // DuckDB's parser folds a minus over a number, and over a
+                // folded one, into a constant before anything is bound: the
+                // operand of `-(-9223372036854775808)` is not a grouping key
+                // written the same way.
+                let x = if *op == sql::UnaryOperator::Minus && is_negated_number(expr) {
+                    let keys = std::mem::take(&mut self.written_keys);
+                    let x = self.expr(expr);
+                    self.written_keys = keys;
+                    x?
+                } else {
+                    self.expr(expr)?
+                };
                 match op {
                     sql::UnaryOperator::Plus => Ok(x),
                     sql::UnaryOperator::Minus => {
@@ -965,6 +976,19 @@ fn is_literal_syntax(e: &SqlExpr) -> bool {
             op: sql::UnaryOperator::Minus | sql::UnaryOperator::Plus,
             expr,
         } => matches!(&**expr, SqlExpr::Value(_)),
+        _ => false,
+    }
+}
+
+/// Whether `e` is a number under minus signs and parentheses only.
+fn is_negated_number(e: &SqlExpr) -> bool {
+    match e {
+        SqlExpr::Value(v) => matches!(v.value, sql::Value::Number(..)),
+        SqlExpr::Nested(x) => is_negated_number(x),
+        SqlExpr::UnaryOp {
+            op: sql::UnaryOperator::Minus,
+            expr,
+        } => is_negated_number(expr),
         _ => false,
     }
 }
