@@ -25,8 +25,8 @@ use crate::value::{Data, LType, Vector};
 /// Most distinct values a factor's column has in a block.
 const FEW_VALUES: usize = 256;
 
-/// Most (group, combination) slots a block accumulates: 48 bytes each,
-/// 1.5 MiB in all, within L2 while the rows are added.
+/// Most (group, combination) slots a block accumulates: a count and a
+/// 128-bit sum each, 768 KiB in all, within L2 while the rows are added.
 const SLOT_LIMIT: usize = 1 << 15;
 
 /// A block's factored sums, ready to add its rows.
@@ -36,10 +36,8 @@ pub struct Factored<'a> {
     sums: Vec<(usize, Vec<Option<i128>>)>,
     /// The layout slots summed here.
     slots: Vec<usize>,
-    /// `x` per distinct value of its column (NULL last), and whether it is
-    /// non-NULL.
-    x: XValues,
-    x_valid: Vec<bool>,
+    /// `x` per distinct value of its column (NULL last).
+    x: IntValues,
     /// The rows' codes of `x`'s column.
     x_codes: Cow<'a, [u32]>,
     /// Per factor column: the rows' codes, its NULL code and its stride in
@@ -49,10 +47,57 @@ pub struct Factored<'a> {
     combos: usize,
 }
 
-/// `x` per distinct value (0 where NULL), as narrow as its values allow.
-enum XValues {
+/// An expression's values per distinct value of its column (0 where
+/// NULL), held as evaluated, with their validity and largest magnitude.
+struct IntValues {
+    vals: Ints,
+    valid: Vec<bool>,
+    bound: u128,
+}
+
+enum Ints {
     I64(Vec<i64>),
     I128(Vec<i128>),
+}
+
+impl IntValues {
+    /// The values of a vector held as integers.
+    fn new(v: Vector) -> Option<IntValues> {
+        let valid: Vec<bool> = (0..v.len()).map(|i| !v.is_null(i)).collect();
+        let mut bound = 0u128;
+        let vals = match v.data {
+            Data::I64(mut d) => {
+                for (x, &ok) in d.iter_mut().zip(&valid) {
+                    if ok {
+                        bound = bound.max(u128::from(x.unsigned_abs()));
+                    } else {
+                        *x = 0;
+                    }
+                }
+                Ints::I64(d)
+            }
+            Data::I128(mut d) => {
+                for (x, &ok) in d.iter_mut().zip(&valid) {
+                    if ok {
+                        bound = bound.max(x.unsigned_abs());
+                    } else {
+                        *x = 0;
+                    }
+                }
+                Ints::I128(d)
+            }
+            _ => return None,
+        };
+        Some(IntValues { vals, valid, bound })
+    }
+
+    /// Value `i`, `None` where NULL.
+    fn get(&self, i: usize) -> Option<i128> {
+        self.valid[i].then(|| match &self.vals {
+            Ints::I64(d) => i128::from(d[i]),
+            Ints::I128(d) => d[i],
+        })
+    }
 }
 
 /// One candidate aggregate: its slot, `x` and its factors.
@@ -75,12 +120,9 @@ impl<'a> Factored<'a> {
     ) -> Result<Option<Factored<'a>>> {
         let few = |c: usize| -> Result<bool> { Ok(ctx.chunk(c)?.distinct() <= FEW_VALUES) };
         let cands = candidates(layout, at_rows, &few)?;
-        if !cands.iter().any(|c| !c.factors.is_empty()) {
-            return Ok(None);
-        }
         // Aggregates of the first factored candidate's `x`, while the
         // combinations of their factor columns fit.
-        let Some(x) = cands.iter().find(|c| !c.factors.is_empty()).map(|c| c.x) else {
+        let Some(x) = first_x(&cands) else {
             return Ok(None);
         };
         let mut cols: Vec<usize> = Vec::new();
@@ -110,7 +152,7 @@ impl<'a> Factored<'a> {
         let x_codes = codes_at(ctx, xcol, rows)?;
         let nx = ctx.chunk(xcol)?.distinct();
         let x_vals = eval_per_value(x, ctx, xcol, &|| Ok(used_values(&x_codes, nx)))?;
-        let Some((xs, x_valid, x_bound)) = x_values(&x_vals) else {
+        let Some(xs) = IntValues::new(x_vals) else {
             return Ok(None);
         };
 
@@ -126,18 +168,19 @@ impl<'a> Factored<'a> {
         for cand in &picked {
             // Each factor at its column's values, and its largest magnitude.
             let mut factors = Vec::with_capacity(cand.factors.len());
-            let mut bounds: Vec<(&TExpr, u128)> = vec![(cand.x, x_bound)];
+            let mut bounds: Vec<(&TExpr, u128)> = vec![(cand.x, xs.bound)];
             for f in &cand.factors {
                 let [c] = f.columns()[..] else {
                     return Ok(None);
                 };
                 let at = cols.iter().position(|&k| k == c).unwrap_or(0);
                 let (codes, n, stride) = &factor_codes[at];
-                let Some(vals) = ints(&eval_per_value(f, ctx, c, &|| Ok(used_values(codes, *n)))?)
+                let Some(vals) =
+                    IntValues::new(eval_per_value(f, ctx, c, &|| Ok(used_values(codes, *n)))?)
                 else {
                     return Ok(None);
                 };
-                bounds.push((f, magnitude(&vals.0, &vals.1)));
+                bounds.push((f, vals.bound));
                 factors.push((vals, *n, *stride));
             }
             let arg = layout.slots[cand.slot].pass_arg();
@@ -147,12 +190,8 @@ impl<'a> Factored<'a> {
             let per_combo = (0..combos)
                 .map(|k| {
                     let mut y = 1i128;
-                    for ((vals, valid), n, stride) in &factors {
-                        let code = k / stride % (n + 1);
-                        if !valid[code] {
-                            return None;
-                        }
-                        y = y.wrapping_mul(vals[code]);
+                    for (vals, n, stride) in &factors {
+                        y = y.wrapping_mul(vals.get(k / stride % (n + 1))?);
                     }
                     Some(y)
                 })
@@ -163,7 +202,6 @@ impl<'a> Factored<'a> {
             sums,
             slots: picked.iter().map(|c| c.slot).collect(),
             x: xs,
-            x_valid,
             x_codes,
             factor_codes,
             combos,
@@ -188,16 +226,16 @@ impl<'a> Factored<'a> {
             }
         }
         let x_codes: &[u32] = &self.x_codes;
-        let null = (self.x_valid.len() - 1) as u32;
+        let null = (self.x.valid.len() - 1) as u32;
         let mut sums = vec![0i128; n_groups * combos];
-        match &self.x {
-            XValues::I64(x) => {
+        match &self.x.vals {
+            Ints::I64(x) => {
                 for (&s, &c) in slots.iter().zip(x_codes) {
                     let a = &mut sums[s as usize];
                     *a = a.wrapping_add(i128::from(x[c.min(null) as usize]));
                 }
             }
-            XValues::I128(x) => {
+            Ints::I128(x) => {
                 for (&s, &c) in slots.iter().zip(x_codes) {
                     let a = &mut sums[s as usize];
                     *a = a.wrapping_add(x[c.min(null) as usize]);
@@ -205,20 +243,20 @@ impl<'a> Factored<'a> {
             }
         }
         let mut counts = vec![0u64; n_groups * combos];
-        if self.x_valid.iter().all(|&v| v) {
+        if self.x.valid.iter().all(|&v| v) {
             for &s in &slots {
                 counts[s as usize] += 1;
             }
         } else {
             for (&s, &c) in slots.iter().zip(x_codes) {
-                counts[s as usize] += u64::from(self.x_valid[c.min(null) as usize]);
+                counts[s as usize] += u64::from(self.x.valid[c.min(null) as usize]);
             }
         }
-        let acc: Vec<(u64, i128)> = counts.into_iter().zip(sums).collect();
-        for (g, slots) in acc.chunks_exact(combos).enumerate() {
+        let per_group = counts.chunks_exact(combos).zip(sums.chunks_exact(combos));
+        for (g, (counts, sums)) in per_group.enumerate() {
             for (off, ys) in &self.sums {
                 let (mut n, mut sum) = (0u64, 0i128);
-                for (&(count, sx), y) in slots.iter().zip(ys) {
+                for ((&count, &sx), y) in counts.iter().zip(sums).zip(ys) {
                     if let (true, Some(y)) = (count > 0, y) {
                         n += count;
                         sum = sum.wrapping_add(y.wrapping_mul(sx));
@@ -244,12 +282,17 @@ pub fn explain_count(layout: &StateLayout, distinct: &dyn Fn(usize) -> usize) ->
         .collect();
     let few = |c: usize| -> Result<bool> { Ok(distinct(c) <= FEW_VALUES) };
     candidates(layout, &at_rows, &few).map_or(0, |cands| {
-        let x = cands.iter().find(|c| !c.factors.is_empty()).map(|c| c.x);
+        let x = first_x(&cands);
         cands
             .iter()
             .filter(|c| Some(c.x) == x && !c.factors.is_empty())
             .count()
     })
+}
+
+/// The `x` of the first candidate with a factor: the one a block factors.
+fn first_x<'e>(cands: &[Candidate<'e>]) -> Option<&'e TExpr> {
+    cands.iter().find(|c| !c.factors.is_empty()).map(|c| c.x)
 }
 
 /// The SUM aggregates evaluated at the rows whose argument is one
@@ -391,56 +434,6 @@ fn product_bound(e: &TExpr, leaves: &[(&TExpr, u128)]) -> Option<u128> {
             .map_or(0, |(_, hi)| hi.unsigned_abs().saturating_add(1)),
     };
     (bound < limit).then_some(bound)
-}
-
-/// Integer values and their validity, for vectors held as integers.
-fn ints(v: &Vector) -> Option<(Vec<i128>, Vec<bool>)> {
-    let vals: Vec<i128> = match &v.data {
-        Data::I64(d) => d.iter().map(|&x| i128::from(x)).collect(),
-        Data::I128(d) => d.clone(),
-        _ => return None,
-    };
-    let valid = (0..vals.len()).map(|i| !v.is_null(i)).collect();
-    Some((vals, valid))
-}
-
-/// `x`'s values (0 where NULL), their validity and largest magnitude.
-fn x_values(v: &Vector) -> Option<(XValues, Vec<bool>, u128)> {
-    let valid: Vec<bool> = (0..v.len()).map(|i| !v.is_null(i)).collect();
-    Some(match &v.data {
-        Data::I64(d) => {
-            let mut x = d.clone();
-            let mut bound = 0u64;
-            for (x, &ok) in x.iter_mut().zip(&valid) {
-                if ok {
-                    bound = bound.max(x.unsigned_abs());
-                } else {
-                    *x = 0;
-                }
-            }
-            (XValues::I64(x), valid, u128::from(bound))
-        }
-        Data::I128(d) => {
-            let x: Vec<i128> = d
-                .iter()
-                .zip(&valid)
-                .map(|(&x, &ok)| if ok { x } else { 0 })
-                .collect();
-            let bound = magnitude(&x, &valid);
-            (XValues::I128(x), valid, bound)
-        }
-        _ => return None,
-    })
-}
-
-/// The largest magnitude of the valid values.
-fn magnitude(vals: &[i128], valid: &[bool]) -> u128 {
-    vals.iter()
-        .zip(valid)
-        .filter(|(_, &ok)| ok)
-        .map(|(x, _)| x.unsigned_abs())
-        .max()
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

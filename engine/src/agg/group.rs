@@ -229,8 +229,6 @@ fn first_rows(codes: &[u32], n: usize) -> Vec<u32> {
     w
 }
 
-/// Row codes of column `c` at `rows` (by position): the decoded codes
-/// themselves when every row is selected.
 /// Evaluates `expr` at the selected `rows` only and dedups the results: the
 /// codes are indexed by position in `rows`.
 fn realize_at_rows<'a>(expr: &TExpr, ctx: &BlockCtx, rows: &[u32]) -> Result<Realized<'a>> {

@@ -7,8 +7,8 @@ use crate::expr::{eval, OneColumn, TExpr};
 use crate::scan::block::BlockCtx;
 use crate::value::Vector;
 
-/// Codes of column `c` at the selected `rows` (`u32::MAX` for NULL),
-/// borrowed from the block when every row is selected.
+/// Row codes of column `c` at `rows` (by position): the decoded codes
+/// themselves when every row is selected.
 pub fn codes_at<'a>(
     ctx: &'a BlockCtx,
     c: usize,

@@ -263,14 +263,19 @@ impl<'a> ExprBinder<'a> {
         } else if let Some(slot) = self.written_key(e) {
             Ok(slot)
         } else if self.is_whole_key(e) {
-            let constants = std::mem::take(&mut self.written_keys);
-            let r = self.expr_inner(e).and_then(fold);
-            self.written_keys = constants;
-            r
+            self.without_written_keys(|b| b.expr_inner(e).and_then(fold))
         } else {
             self.expr_inner(e).and_then(fold)
         };
         self.depth -= 1;
+        r
+    }
+
+    /// Runs `f` with no grouping-set key matched by how it is written.
+    fn without_written_keys<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let keys = std::mem::take(&mut self.written_keys);
+        let r = f(self);
+        self.written_keys = keys;
         r
     }
 
@@ -340,10 +345,7 @@ impl<'a> ExprBinder<'a> {
                 // operand of `-(-9223372036854775808)` is not a grouping key
                 // written the same way.
                 let x = if *op == sql::UnaryOperator::Minus && is_negated_number(expr) {
-                    let keys = std::mem::take(&mut self.written_keys);
-                    let x = self.expr(expr);
-                    self.written_keys = keys;
-                    x?
+                    self.without_written_keys(|b| b.expr(expr))?
                 } else {
                     self.expr(expr)?
                 };
