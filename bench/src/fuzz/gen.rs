@@ -116,6 +116,10 @@ pub struct Gen<'a> {
     /// window over its groups breaks ties by `grouping()` of the keys too (a key NULL
     /// in the data and one its set leaves out are equal values).
     grouping_sets: bool,
+    /// A join query whose grouping reads one side and whose aggregates the
+    /// other: the group keys' columns, then the aggregates' (the shape
+    /// `aggregate_below_join` rewrites).
+    sides: Option<(Vec<ScopeCol>, Vec<ScopeCol>)>,
 }
 
 const ALL_KINDS: [Kind; 7] = [
@@ -189,6 +193,7 @@ impl<'a> Gen<'a> {
             max_depth,
             tied_window: false,
             grouping_sets: false,
+            sides: None,
         }
     }
 
@@ -313,6 +318,10 @@ impl<'a> Gen<'a> {
 
     fn aggregate_query(&mut self, grouped: bool) -> Query {
         let mut keys: Vec<(Expr, Kind)> = Vec::new();
+        let sides = self.sides.take();
+        let all_cols = sides
+            .as_ref()
+            .map(|(keys_side, _)| std::mem::replace(&mut self.cols, keys_side.clone()));
         if grouped {
             let n = 1 + self.rng.weighted(&[55, 30, 15]);
             for _ in 0..n {
@@ -368,6 +377,9 @@ impl<'a> Gen<'a> {
                 items.push(Item::Expr(func("grouping", args), Some("gid".into())));
             }
         }
+        if let Some((_, aggs_side)) = &sides {
+            self.cols = aggs_side.clone();
+        }
         let naggs = 1 + self.rng.weighted(&[35, 35, 20, 10]);
         for i in 0..naggs {
             let k = self.some_kind();
@@ -379,6 +391,9 @@ impl<'a> Gen<'a> {
             };
             let alias = self.rng.chance(40).then(|| format!("g{i}"));
             items.push(Item::Expr(e, alias));
+        }
+        if let Some(cols) = all_cols {
+            self.cols = cols;
         }
         if grouped && self.features.windows && self.rng.chance(25) {
             let w = self.window_item(&ctx);
@@ -1939,8 +1954,20 @@ impl<'a> Gen<'a> {
             }
         };
         let on = bin("=", pick(self, "a"), pick(self, "b"));
+        if self.rng.chance(40) {
+            let side = |s: &str| -> Vec<ScopeCol> {
+                let prefix = format!("{s}.");
+                scope
+                    .iter()
+                    .filter(|c| c.name.starts_with(&prefix))
+                    .cloned()
+                    .collect()
+            };
+            self.sides = Some((side("a"), side("b")));
+        }
         let saved = std::mem::replace(&mut self.cols, scope);
         let mut q = self.base_query();
+        self.sides = None;
         self.cols = saved;
         if let Some(sel) = q.select_mut() {
             if sel.items.iter().any(|i| matches!(i, Item::Star)) {
