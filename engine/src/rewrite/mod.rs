@@ -7,7 +7,8 @@
 //! and every rule that saw a node of its shape but declined (and why), for
 //! EXPLAIN. Three kinds of rule run:
 //! - logical rewrites (`inline_cte`, `mark_join_to_semi`, `factor_or`,
-//!   `filter_pushdown`, `join_condition_pushdown`, `empty_join`, and between fixpoints
+//!   `filter_pushdown`, `join_condition_pushdown`, `empty_join`,
+//!   `aggregate_below_join`, and between fixpoints
 //!   `semi_join_pushdown` and `join_reorder`,
 //!   `distinct_to_aggregate`, `limit_below_project`, and the
 //!   `prune_columns` pass);
@@ -24,6 +25,7 @@
 //! Adding a rule: a module here with a unit struct implementing [`Rule`],
 //! and its place in [`RULES`]; a `.slt` plan test that shows it firing.
 
+pub mod aggregate_below_join;
 pub mod aggregate_into_table;
 pub mod any_groups;
 pub mod block_pruning;
@@ -105,6 +107,7 @@ pub static RULES: &[&dyn Rule] = &[
     &filter_pushdown::FilterPushdown,
     &join_condition_pushdown::JoinConditionPushdown,
     &empty_join::EmptyJoin,
+    &aggregate_below_join::AggregateBelowJoin,
     &distinct_to_aggregate::DistinctToAggregate,
     &filter_into_table::FilterIntoTable,
     &aggregate_into_table::AggregateIntoTable,

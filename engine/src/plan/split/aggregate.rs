@@ -167,6 +167,25 @@ impl AggSplit {
         }
     }
 
+    /// The states over `input`'s rows grouped by `keys` instead of the
+    /// query's keys (no distinct arguments): the keys, then the states
+    /// (`aggregate_below_join` groups a join's input by its join keys).
+    pub fn partial_grouped_by(&self, input: LogicalPlan, keys: &[TExpr]) -> LogicalPlan {
+        debug_assert!(self.distinct.is_empty());
+        let mut columns: Vec<Column> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| Column::new(format!("key_{i}"), k.ty))
+            .collect();
+        columns.extend(self.partial_columns().split_off(self.keys));
+        LogicalPlan::Aggregate {
+            input: input.boxed(),
+            keys: keys.to_vec(),
+            aggs: self.states.iter().map(|(c, _)| c.clone()).collect(),
+            columns,
+        }
+    }
+
     /// The merge of each state over `partials` (columns in
     /// [`AggSplit::partial_columns`] order), grouped by the first `keys`
     /// columns; `distinct` adds `count(DISTINCT)` of each distinct argument.
