@@ -10,7 +10,7 @@ use std::hash::BuildHasher;
 
 use rayon::prelude::*;
 
-use super::runtime_filter::{RuntimeFilter, Side};
+use super::runtime_filter::{distinct_values, most_selective, KeyFilter, Side};
 use super::{Batch, ExecCtx, Operator};
 use crate::agg::accumulate::atom;
 use crate::budget::{Budget, Held};
@@ -20,7 +20,6 @@ use crate::plan::JoinKind;
 use crate::scan::filter::truth_of;
 use crate::strs::Strs;
 use crate::value::{Data, LType, Value, Vector};
-use std::sync::Arc;
 
 /// Candidate pairs tested against the residual filter at once.
 const PAIR_CHUNK: usize = 1 << 20;
@@ -42,9 +41,10 @@ pub struct HashJoin {
     pub filter: Option<TExpr>,
     /// The right input's column types (for NULL rows).
     pub right_types: Vec<LType>,
-    /// Semi-join reduction: the input whose scan the other input's key
-    /// values filter, which key, and the filter handed over.
-    pub reduce: Option<(Side, usize, Arc<RuntimeFilter>)>,
+    /// Semi-join reduction: the input whose scans the other input's key
+    /// values filter, and the keys that may filter them; the one that
+    /// cuts most is set once the other input has run.
+    pub reduce: Option<(Side, Vec<KeyFilter>)>,
 }
 
 /// Per left row, its matching right rows (after the residual filter).
@@ -379,12 +379,44 @@ fn gather(v: &Vector, idx: &[u32]) -> Vector {
     v.gather(idx)
 }
 
+impl HashJoin {
+    /// Sets, of `filters`, the one whose key values in `input` (the side
+    /// that ran first; `side` picks the key's expression over it) keep the
+    /// smallest share of the filtered column's values.
+    fn set_filters(
+        &self,
+        filters: &[KeyFilter],
+        input: &Batch,
+        side: impl Fn(&(TExpr, TExpr)) -> &TExpr,
+    ) -> Result<()> {
+        let mut values = Vec::with_capacity(filters.len());
+        for f in filters {
+            values.push(distinct_values(&*eval(
+                side(&self.keys[f.key]),
+                input.rows,
+                input,
+            )?));
+        }
+        let best = most_selective(filters, &values);
+        for (i, (f, v)) in filters.iter().zip(values).enumerate() {
+            f.filter.set(if Some(i) == best { v } else { None });
+        }
+        Ok(())
+    }
+}
+
 impl Operator for HashJoin {
     fn describe(&self) -> String {
         if self.keys.is_empty() {
             format!("NestedLoopJoin {}", self.kind.name())
         } else {
             let reduce = match &self.reduce {
+                Some((Side::Right, f)) if f.len() > 1 => {
+                    ", the left key that cuts most filters the right scan"
+                }
+                Some((Side::Left, f)) if f.len() > 1 => {
+                    ", the right key that cuts most filters the left scan"
+                }
                 Some((Side::Right, ..)) => ", left keys filter the right scan",
                 Some((Side::Left, ..)) => ", right keys filter the left scan",
                 None => "",
@@ -406,14 +438,14 @@ impl Operator for HashJoin {
 
     fn execute(&self, ctx: &ExecCtx) -> Result<Batch> {
         let (l, r) = match &self.reduce {
-            Some((Side::Right, k, f)) => {
+            Some((Side::Right, filters)) => {
                 let l = ctx.run(self.left.as_ref())?;
-                f.set_from(&*eval(&self.keys[*k].0, l.rows, &l)?);
+                self.set_filters(filters, &l, |k| &k.0)?;
                 (l, ctx.run(self.right.as_ref())?)
             }
-            Some((Side::Left, k, f)) => {
+            Some((Side::Left, filters)) => {
                 let r = ctx.run(self.right.as_ref())?;
-                f.set_from(&*eval(&self.keys[*k].1, r.rows, &r)?);
+                self.set_filters(filters, &r, |k| &k.1)?;
                 (ctx.run(self.left.as_ref())?, r)
             }
             None => (ctx.run(self.left.as_ref())?, ctx.run(self.right.as_ref())?),

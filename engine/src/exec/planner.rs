@@ -16,7 +16,7 @@ use super::join::HashJoin;
 use super::limit::Limit;
 use super::partials::Partials;
 use super::project::Project;
-use super::runtime_filter::{key_source, may_reduce, RuntimeFilter, Side};
+use super::runtime_filter::{key_source, may_reduce, KeyFilter, RuntimeFilter, Side};
 use super::set_op::SetOp;
 use super::sort::Sort;
 use super::table_scan::TableScan;
@@ -25,7 +25,7 @@ use super::window::WindowOp;
 use super::Operator;
 use crate::error::Result;
 use crate::expr::TExpr;
-use crate::plan::stats::{estimate_rows, table_estimate, table_rows};
+use crate::plan::stats::{column_distinct, estimate_rows, table_estimate, table_rows};
 use crate::plan::{Cte, JoinKind, LogicalPlan, Query, TableQuery};
 
 /// An executable query.
@@ -169,9 +169,21 @@ fn node(p: &LogicalPlan, b: &mut Build, keep: Option<usize>) -> Result<Box<dyn O
             filter,
         } => {
             let reduce = reduction(kind, left, right, keys, b.ctes);
-            if let Some((_, _, target, col, f)) = &reduce {
-                b.pending.push((*target, *col, Arc::clone(f)));
-            }
+            let reduce = reduce.map(|(side, targets)| {
+                let filters = targets
+                    .into_iter()
+                    .map(|(key, target, col, column_distinct)| {
+                        let filter = Arc::new(RuntimeFilter::default());
+                        b.pending.push((target, col, Arc::clone(&filter)));
+                        KeyFilter {
+                            key,
+                            column_distinct,
+                            filter,
+                        }
+                    })
+                    .collect();
+                (side, filters)
+            });
             let left_op = node(left, b, None)?;
             let right_op = node(right, b, None)?;
             Box::new(HashJoin {
@@ -182,7 +194,7 @@ fn node(p: &LogicalPlan, b: &mut Build, keep: Option<usize>) -> Result<Box<dyn O
                 keys: keys.clone(),
                 filter: filter.clone(),
                 right_types: right.types(),
-                reduce: reduce.map(|(side, k, _, _, f)| (side, k, f)),
+                reduce,
             })
         }
         LogicalPlan::Partials { rows, columns } => Box::new(Partials {
@@ -205,9 +217,9 @@ fn node(p: &LogicalPlan, b: &mut Build, keep: Option<usize>) -> Result<Box<dyn O
 }
 
 /// Semi-join reduction for a join, if any: the input to filter (the one
-/// estimated larger, whose key comes from a stored column of a table query
-/// in it: see [`key_source`]), the key pair, that table query and column,
-/// and the filter to share.
+/// estimated larger) and each key pair whose key on that side comes from a
+/// stored column of a table query in it (see [`key_source`]), with that
+/// table query, column and the column's estimated distinct values.
 #[allow(clippy::type_complexity)]
 fn reduction(
     kind: &JoinKind,
@@ -215,7 +227,7 @@ fn reduction(
     right: &LogicalPlan,
     keys: &[(TExpr, TExpr)],
     ctes: &[Cte],
-) -> Option<(Side, usize, *const TableQuery, usize, Arc<RuntimeFilter>)> {
+) -> Option<(Side, Vec<(usize, *const TableQuery, usize, f64)>)> {
     // Only with the plan's statistics, which need no query context here:
     // table queries' estimates (filters measured on a block, a HAVING
     // assumed to keep some of the groups). A measure costs a block's
@@ -255,12 +267,24 @@ fn reduction(
         if !smaller(input, other) {
             continue;
         }
-        for (k, (lk, rk)) in keys.iter().enumerate() {
-            let key = if side == Side::Right { rk } else { lk };
-            if let Some((t, col)) = key_source(input, key) {
-                let t: *const TableQuery = t;
-                return Some((side, k, t, col, Arc::new(RuntimeFilter::default())));
-            }
+        let targets: Vec<(usize, *const TableQuery, usize, f64)> = keys
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (lk, rk))| {
+                let key = if side == Side::Right { rk } else { lk };
+                let (t, col) = key_source(input, key)?;
+                // Only where there is a choice: the statistics cost a pass
+                // over the table's block headers.
+                let distinct = if keys.len() > 1 {
+                    column_distinct(&t.table, col)
+                } else {
+                    1.0
+                };
+                Some((k, t as *const TableQuery, col, distinct))
+            })
+            .collect();
+        if !targets.is_empty() {
+            return Some((side, targets));
         }
     }
     None

@@ -303,7 +303,7 @@ fn measure_share(filter: &TExpr, table: &Table) -> f64 {
 /// implies (`d = D (1 - e^(-r/D))` for `d` distinct of `r` rows), and the
 /// estimate is what the table's rows draw from it. Either way at most the
 /// number of keys between the smallest and the largest (fixed-width types).
-fn column_distinct(table: &Table, col: usize) -> f64 {
+pub fn column_distinct(table: &Table, col: usize) -> f64 {
     let fixed = !table.schema().fields[col].data_type.is_string();
     let mut blocks: Vec<(u64, u64, f64, f64)> = (0..table.num_blocks())
         .map(|b| table.stats(b, col))
