@@ -380,6 +380,65 @@ impl<'t> BlockCtx<'t> {
         Ok(out)
     }
 
+    /// The strings of value indexes `codes` (`u32::MAX`: NULL) of string
+    /// column `col`, in that order, as a VARCHAR vector; each string block
+    /// holding one of them is decoded once, and no other.
+    fn strings_of_codes(&self, col: usize, codes: &[u32]) -> Result<Vector> {
+        const PER_BLOCK: usize = strata_format::layout::STRINGS_PER_BLOCK;
+        let chunk = self.chunk(col)?;
+        let dict = chunk.dictionary()?;
+        let mut positions = Vec::with_capacity(codes.len());
+        let mut needed = vec![false; dict.block_count()];
+        for &c in codes {
+            if c == u32::MAX {
+                positions.push(usize::MAX);
+            } else {
+                let p = dict.str_of_value(c as usize)?;
+                needed[p / PER_BLOCK] = true;
+                positions.push(p);
+            }
+        }
+        // The needed blocks back to back: `first[b]` is the index in `ends`
+        // of block b's first string.
+        let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+        let (mut block_bytes, mut block_ends) = (Vec::new(), Vec::new());
+        let mut first = vec![usize::MAX; needed.len()];
+        for (b, _) in needed.iter().enumerate().filter(|(_, &n)| n) {
+            dict.decode_block(b, &mut block_bytes, &mut block_ends)?;
+            first[b] = ends.len();
+            let base = bytes.len();
+            bytes.extend_from_slice(&block_bytes);
+            ends.extend(block_ends.iter().map(|&e| base + e));
+        }
+        let string = |p: usize| -> Option<&[u8]> {
+            let k = first[p / PER_BLOCK].checked_add(p % PER_BLOCK)?;
+            let start = if k == 0 { 0 } else { *ends.get(k - 1)? };
+            bytes.get(start..*ends.get(k)?)
+        };
+        let mut out = Strs::with_capacity(codes.len());
+        let mut nulls: Option<Vec<bool>> = None;
+        for (j, &p) in positions.iter().enumerate() {
+            if p == usize::MAX {
+                out.push_empty();
+                nulls.get_or_insert_with(|| vec![false; codes.len()])[j] = true;
+                continue;
+            }
+            let s = string(p).ok_or_else(|| {
+                crate::error::EngineError::Format(strata_format::FormatError::corrupt(
+                    chunk.path(),
+                    "string data",
+                    format!("string {p} past its block's strings"),
+                ))
+            })?;
+            out.push(s);
+        }
+        Ok(Vector {
+            ty: LType::Varchar,
+            data: Data::Str(out),
+            nulls,
+        })
+    }
+
     /// The strings at the given ascending string (byte order) positions of
     /// string column `col`, decoding only the string blocks needed.
     pub fn strings_at(&self, col: usize, positions: &[u64]) -> Result<Vec<Vec<u8>>> {
@@ -588,19 +647,14 @@ impl<'t> BlockCtx<'t> {
     fn column_at_rows(&self, col: usize, rows: &[u32], may_cache: bool) -> Result<Vector> {
         let idx = self.codes_at_rows(col, rows, may_cache)?;
         let ty = self.ty(col);
-        if ty == LType::Varchar && self.values[col].get().is_none() {
-            let distinct = self.chunk(col)?.distinct();
-            if rows.len() < distinct / 4 {
-                let strs = self.strings_of(col, &idx)?;
-                let mut v = Vector::empty(ty, rows.len());
-                for s in strs {
-                    match s {
-                        Some(s) => v.push(&crate::value::Value::Str(s)),
-                        None => v.push(&crate::value::Value::Null),
-                    }
-                }
-                return Ok(v);
-            }
+        // No more rows than distinct strings: decode only the string blocks
+        // the rows' values are in, and copy only their strings (all the
+        // values in hash order would be decoded and copied twice).
+        if ty == LType::Varchar
+            && self.values[col].get().is_none()
+            && rows.len() <= self.chunk(col)?.distinct()
+        {
+            return self.strings_of_codes(col, &idx);
         }
         // Few rows of a fixed-width column whose values are not converted
         // yet: convert just those rows' keys, not every distinct value.
