@@ -45,6 +45,8 @@ pub struct HashJoin {
     /// values filter, and the keys that may filter them; the one that
     /// cuts most is set once the other input has run.
     pub reduce: Option<(Side, Vec<KeyFilter>)>,
+    /// Run both inputs at once (neither filters the other's scans).
+    pub parallel_inputs: bool,
 }
 
 /// Per left row, its matching right rows (after the residual filter).
@@ -407,8 +409,13 @@ impl HashJoin {
 
 impl Operator for HashJoin {
     fn describe(&self) -> String {
+        let at_once = if self.parallel_inputs {
+            " (inputs run at once)"
+        } else {
+            ""
+        };
         if self.keys.is_empty() {
-            format!("NestedLoopJoin {}", self.kind.name())
+            format!("NestedLoopJoin {}{at_once}", self.kind.name())
         } else {
             let reduce = match &self.reduce {
                 Some((Side::Right, f)) if f.len() > 1 => {
@@ -419,6 +426,7 @@ impl Operator for HashJoin {
                 }
                 Some((Side::Right, ..)) => ", left keys filter the right scan",
                 Some((Side::Left, ..)) => ", right keys filter the left scan",
+                None if self.parallel_inputs => ", inputs run at once",
                 None => "",
             };
             format!(
@@ -447,6 +455,13 @@ impl Operator for HashJoin {
                 let r = ctx.run(self.right.as_ref())?;
                 self.set_filters(filters, &r, |k| &k.1)?;
                 (ctx.run(self.left.as_ref())?, r)
+            }
+            None if self.parallel_inputs => {
+                let (l, r) = rayon::join(
+                    || ctx.run(self.left.as_ref()),
+                    || ctx.run(self.right.as_ref()),
+                );
+                (l?, r?)
             }
             None => (ctx.run(self.left.as_ref())?, ctx.run(self.right.as_ref())?),
         };

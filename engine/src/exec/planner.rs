@@ -184,6 +184,11 @@ fn node(p: &LogicalPlan, b: &mut Build, keep: Option<usize>) -> Result<Box<dyn O
                     .collect();
                 (side, filters)
             });
+            // Inputs that do not wait for each other run at once (a table of
+            // one block is read by one thread), unless one reads a CTE: its
+            // rows are computed under a lock, which a thread waiting for
+            // the other input could take again.
+            let parallel_inputs = reduce.is_none() && !reads_cte(left) && !reads_cte(right);
             let left_op = node(left, b, None)?;
             let right_op = node(right, b, None)?;
             Box::new(HashJoin {
@@ -195,6 +200,7 @@ fn node(p: &LogicalPlan, b: &mut Build, keep: Option<usize>) -> Result<Box<dyn O
                 filter: filter.clone(),
                 right_types: right.types(),
                 reduce,
+                parallel_inputs,
             })
         }
         LogicalPlan::Partials { rows, columns } => Box::new(Partials {
@@ -214,6 +220,13 @@ fn node(p: &LogicalPlan, b: &mut Build, keep: Option<usize>) -> Result<Box<dyn O
             name: name.clone(),
         }),
     })
+}
+
+/// Whether `p` reads a CTE.
+fn reads_cte(p: &LogicalPlan) -> bool {
+    let mut found = false;
+    crate::rewrite::visit(p, &mut |n| found |= matches!(n, LogicalPlan::CteRef { .. }));
+    found
 }
 
 /// Semi-join reduction for a join, if any: the input to filter (the one
