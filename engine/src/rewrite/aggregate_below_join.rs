@@ -22,6 +22,12 @@
 //! would have counted it. `COUNT(*)` counts that row, so under a LEFT join
 //! the rule declines it.
 //!
+//! The states are computed over every right row, also those whose keys no
+//! left row has, which the join would drop first: so the aggregates' arguments
+//! must be plain right columns (no expression that could fail on such a row,
+//! and none such as `SUM(1)` that is not NULL in a row without a match),
+//! and sums only of types whose sums cannot overflow (at most 64 bits).
+//!
 //! Worth it where the right input's rows are several times its distinct
 //! join keys (estimated from the tables' statistics): the join and the
 //! aggregation above it then see that many times fewer rows, for an
@@ -35,6 +41,7 @@ use crate::expr::{ExprKind, TExpr};
 use crate::plan::split::aggregate::AggSplit;
 use crate::plan::stats::{estimate_rows, key_distinct};
 use crate::plan::{JoinKind, LogicalPlan};
+use crate::value::LType;
 
 /// The rule.
 pub struct AggregateBelowJoin;
@@ -42,6 +49,18 @@ pub struct AggregateBelowJoin;
 /// How many right rows per distinct right key, at least, make the rule
 /// pay: below it, aggregating the right input costs about what it saves.
 const MIN_ROWS_PER_KEY: f64 = 2.0;
+
+/// Whether sums of `ty` cannot overflow: values of at most 64 bits, summed
+/// in 128 (or floats, which do not fail). A state sums every right row of a
+/// key, also those of keys no left row has, which the join would drop
+/// before the sum could fail on them.
+fn narrow_sum(ty: LType) -> bool {
+    match ty {
+        LType::HugeInt => false,
+        LType::Decimal(p, _) => p <= 18,
+        _ => true,
+    }
+}
 
 impl Rule for AggregateBelowJoin {
     fn name(&self) -> &'static str {
@@ -96,6 +115,14 @@ impl Rule for AggregateBelowJoin {
             }
             if a.args.iter().any(|e| e.columns().iter().any(|&c| c < nl)) {
                 return Check::no(format!("{a} reads the left input"));
+            }
+            if !a.args.iter().all(|e| e.as_col().is_some()) {
+                return Check::no(format!("{a} evaluates an expression"));
+            }
+            if matches!(a.func, AggFunc::Sum | AggFunc::Avg)
+                && a.args.iter().any(|e| !narrow_sum(e.ty))
+            {
+                return Check::no(format!("{a} could overflow over rows the join drops"));
             }
         }
         let rows = estimate_rows(right, ctx.ctes);
