@@ -280,20 +280,27 @@ fn reduction(
         if !smaller(input, other) {
             continue;
         }
-        let targets: Vec<(usize, *const TableQuery, usize, f64)> = keys
+        let sources: Vec<(usize, &TableQuery, usize)> = keys
             .iter()
             .enumerate()
             .filter_map(|(k, (lk, rk))| {
                 let key = if side == Side::Right { rk } else { lk };
                 let (t, col) = key_source(input, key)?;
-                // Only where there is a choice: the statistics cost a pass
-                // over the table's block headers.
-                let distinct = if keys.len() > 1 {
+                Some((k, t, col))
+            })
+            .collect();
+        // The column statistics (a pass over the table's block headers)
+        // only where there is a choice.
+        let choice = sources.len() > 1;
+        let targets: Vec<(usize, *const TableQuery, usize, f64)> = sources
+            .into_iter()
+            .map(|(k, t, col)| {
+                let distinct = if choice {
                     column_distinct(&t.table, col)
                 } else {
                     1.0
                 };
-                Some((k, t as *const TableQuery, col, distinct))
+                (k, t as *const TableQuery, col, distinct)
             })
             .collect();
         if !targets.is_empty() {

@@ -391,50 +391,39 @@ impl<'t> BlockCtx<'t> {
         let mut needed = vec![false; dict.block_count()];
         for &c in codes {
             if c == u32::MAX {
-                positions.push(usize::MAX);
+                positions.push(None);
             } else {
                 let p = dict.str_of_value(c as usize)?;
                 needed[p / PER_BLOCK] = true;
-                positions.push(p);
+                positions.push(Some(p));
             }
         }
-        // The needed blocks back to back: `first[b]` is the index in `ends`
-        // of block b's first string.
+        // The needed blocks back to back, as one `Strs`: `first[b]` is the
+        // index of block b's first string (a block decodes to exactly its
+        // strings, so string p is `first[p / 128] + p % 128`).
         let (mut bytes, mut ends) = (Vec::new(), Vec::new());
         let (mut block_bytes, mut block_ends) = (Vec::new(), Vec::new());
-        let mut first = vec![usize::MAX; needed.len()];
+        let mut first = vec![0u32; needed.len()];
         for (b, _) in needed.iter().enumerate().filter(|(_, &n)| n) {
             dict.decode_block(b, &mut block_bytes, &mut block_ends)?;
-            first[b] = ends.len();
+            first[b] = ends.len() as u32;
             let base = bytes.len();
             bytes.extend_from_slice(&block_bytes);
             ends.extend(block_ends.iter().map(|&e| base + e));
         }
-        let string = |p: usize| -> Option<&[u8]> {
-            let k = first[p / PER_BLOCK].checked_add(p % PER_BLOCK)?;
-            let start = if k == 0 { 0 } else { *ends.get(k - 1)? };
-            bytes.get(start..*ends.get(k)?)
-        };
-        let mut out = Strs::with_capacity(codes.len());
-        let mut nulls: Option<Vec<bool>> = None;
-        for (j, &p) in positions.iter().enumerate() {
-            if p == usize::MAX {
-                out.push_empty();
-                nulls.get_or_insert_with(|| vec![false; codes.len()])[j] = true;
-                continue;
-            }
-            let s = string(p).ok_or_else(|| {
-                crate::error::EngineError::Format(strata_format::FormatError::corrupt(
-                    chunk.path(),
-                    "string data",
-                    format!("string {p} past its block's strings"),
-                ))
-            })?;
-            out.push(s);
-        }
+        let decoded = Strs::from_parts(bytes, ends);
+        // NULL rows take an index past the strings: an empty string.
+        let idx: Vec<u32> = positions
+            .iter()
+            .map(|p| p.map_or(u32::MAX, |p| first[p / PER_BLOCK] + (p % PER_BLOCK) as u32))
+            .collect();
+        let nulls = positions
+            .iter()
+            .any(Option::is_none)
+            .then(|| positions.iter().map(Option::is_none).collect());
         Ok(Vector {
             ty: LType::Varchar,
-            data: Data::Str(out),
+            data: Data::Str(decoded.gather(&idx)),
             nulls,
         })
     }
