@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::expr::{eval, Columns, OneColumn, TExpr};
 use crate::scan::block::{BlockCtx, Sel};
 use crate::scan::selection::BlockFilter;
-use crate::value::{LType, Value, Vector};
+use crate::value::{Data, LType, Value, Vector};
 
 /// How a key part's values are found in a block.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +56,21 @@ pub struct KeyPart {
     /// For a costly expression of one string column: its results by string
     /// hash, shared by the query's blocks.
     pub memo: Option<std::sync::Arc<crate::expr::memo::StrMemo>>,
+    /// Whether a computed `-0.0` keeps a key of its own, just below
+    /// `+0.0`'s ([`NEG_ZERO_KEY`]). Set on the argument part of a pass for
+    /// quantiles and mode of a float expression, whose answer is `-0.0`
+    /// where every row at the zero is; the collapse of the pass merges the
+    /// two zeros back into one value (see `exec::table::collapse`).
+    pub signed_zero: bool,
 }
+
+/// The key of a `-0.0` in a part that keeps the sign of zero: the float
+/// key of its bits without canonicalisation, which is the key just below
+/// `+0.0`'s, and decodes back to `-0.0`.
+pub const NEG_ZERO_KEY: u128 = POS_ZERO_KEY - 1;
+
+/// The key of `+0.0` (and, in parts that don't keep the sign, of `-0.0`).
+pub const POS_ZERO_KEY: u128 = 1 << 63;
 
 impl KeyPart {
     /// Value words (without the NULL flag).
@@ -117,6 +131,7 @@ impl GroupSpec {
                 off,
                 witness,
                 memo,
+                signed_zero: false,
             };
             off += usize::from(nullable) + p.value_words();
             parts.push(p);
@@ -231,12 +246,13 @@ fn first_rows(codes: &[u32], n: usize) -> Vec<u32> {
 
 /// Evaluates `expr` at the selected `rows` only and dedups the results: the
 /// codes are indexed by position in `rows`.
-fn realize_at_rows<'a>(expr: &TExpr, ctx: &BlockCtx, rows: &[u32]) -> Result<Realized<'a>> {
+fn realize_at_rows<'a>(p: &KeyPart, ctx: &BlockCtx, rows: &[u32]) -> Result<Realized<'a>> {
+    let expr = &p.expr;
     if let Some(r) = realize_string_case(expr, ctx, rows)? {
         return Ok(r);
     }
     let per_row = ctx.eval_one_at(rows, expr)?;
-    let (sel_codes, keys) = dedup_keys(&per_row);
+    let (sel_codes, keys) = dedup_keys(&per_row, p.signed_zero);
     Ok(realized_at_rows(expr, rows, sel_codes, keys))
 }
 
@@ -244,11 +260,12 @@ fn realize_at_rows<'a>(expr: &TExpr, ctx: &BlockCtx, rows: &[u32]) -> Result<Rea
 /// once per value of `c` the selected `rows` hold, at one row of each, in
 /// value order (so a monotone expression's keys come sorted).
 fn realize_expr1_at_rows<'a>(
-    expr: &TExpr,
+    p: &KeyPart,
     ctx: &BlockCtx,
     c: usize,
     rows: &[u32],
 ) -> Result<Realized<'a>> {
+    let expr = &p.expr;
     if let Some(r) = realize_string_case(expr, ctx, rows)? {
         return Ok(r);
     }
@@ -276,7 +293,7 @@ fn realize_expr1_at_rows<'a>(
         *d = (reps.len() - 1) as u32;
     }
     let per_value = ctx.eval_one_at(&reps, expr)?;
-    let (map, keys) = dedup_keys(&per_value);
+    let (map, keys) = dedup_keys(&per_value, p.signed_zero);
     let codes = col.iter().map(|&v| map[dense[slot(v)] as usize]).collect();
     Ok(realized_at_rows(expr, rows, codes, keys))
 }
@@ -405,7 +422,7 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<
         // Fewer selected rows than distinct values: evaluate once per value
         // the rows hold.
         PartKind::Expr1(c) if rows.len().saturating_mul(2) < ctx.chunk(c)?.distinct() => {
-            realize_expr1_at_rows(&p.expr, ctx, c, rows)?
+            realize_expr1_at_rows(p, ctx, c, rows)?
         }
         PartKind::Expr1(c) => {
             let per_value = match &p.memo {
@@ -417,7 +434,7 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<
                     ))
                 })?,
             };
-            let (map, keys) = dedup_keys(&per_value);
+            let (map, keys) = dedup_keys(&per_value, p.signed_zero);
             let n = per_value.len() - 1;
             let codes = codes_at(ctx, c, rows)?
                 .iter()
@@ -435,14 +452,26 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<
                 wit,
             }
         }
-        PartKind::ExprN => realize_at_rows(&p.expr, ctx, rows)?,
+        PartKind::ExprN => realize_at_rows(p, ctx, rows)?,
     })
 }
 
 /// Sorted distinct keys of a vector, and each row's index among them
 /// (`u32::MAX` for NULL).
-fn dedup_keys(v: &Vector) -> (Vec<u32>, Vec<u128>) {
-    let ks: Vec<Option<u128>> = (0..v.len()).map(|i| v.key(i)).collect();
+fn dedup_keys(v: &Vector, signed_zero: bool) -> (Vec<u32>, Vec<u128>) {
+    let ks: Vec<Option<u128>> = match &v.data {
+        Data::F64(d) if signed_zero => (0..v.len())
+            .map(|i| {
+                let neg_zero = d[i] == 0.0 && d[i].is_sign_negative() && !v.is_null(i);
+                if neg_zero {
+                    Some(NEG_ZERO_KEY)
+                } else {
+                    v.key(i)
+                }
+            })
+            .collect(),
+        _ => (0..v.len()).map(|i| v.key(i)).collect(),
+    };
     dedup_key_list(&ks)
 }
 
@@ -1187,8 +1216,8 @@ mod tests {
     fn dedup_keys_sorted_and_unsorted_agree() {
         let sorted = vector(&[Some(1), Some(1), Some(3), None, Some(3), Some(7)]);
         let shuffled = vector(&[Some(7), Some(1), None, Some(3), Some(1), Some(3)]);
-        let (c1, k1) = dedup_keys(&sorted);
-        let (c2, k2) = dedup_keys(&shuffled);
+        let (c1, k1) = dedup_keys(&sorted, false);
+        let (c2, k2) = dedup_keys(&shuffled, false);
         assert_eq!(k1, k2);
         assert_eq!(k1.len(), 3);
         assert_eq!(c1, [0, 0, 1, u32::MAX, 1, 2]);

@@ -3,10 +3,11 @@
 
 use strata_format::Table;
 
-use crate::agg::func::AggCall;
+use crate::agg::func::{AggCall, AggFunc};
 use crate::agg::group::GroupSpec;
 use crate::error::Result;
 use crate::expr::TExpr;
+use crate::value::Phys;
 
 /// Where a bound group key's values come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +99,22 @@ pub fn plan_agg(keys: &[TExpr], aggs: &[AggCall], table: &Table) -> Result<AggPl
             exprs.push(d.clone());
         }
         let mut spec = GroupSpec::new(&exprs, aggs, table)?;
+        // Quantiles and mode of a float expression answer `-0.0` where every
+        // row at the zero holds it: its key keeps the sign until the pass
+        // collapses.
+        if let (Some(d), Some(last)) = (d, spec.parts.last_mut()) {
+            let ordered_stat = aggs.iter().any(|a| {
+                a.arg() == Some(d)
+                    && matches!(
+                        a.func,
+                        AggFunc::Median
+                            | AggFunc::QuantileCont
+                            | AggFunc::QuantileDisc
+                            | AggFunc::Mode
+                    )
+            });
+            last.signed_zero = ordered_stat && d.ty.phys() == Phys::F64 && d.as_col().is_none();
+        }
         // Passes after the first serve only the calls over their argument.
         if k > 0 {
             for s in &mut spec.layout.slots {

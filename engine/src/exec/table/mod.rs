@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use strata_format::Table;
 
 use crate::agg::from_values::{fill, KeyRuns};
-use crate::agg::group::{build_block, GroupSpec};
+use crate::agg::group::{build_block, GroupSpec, NEG_ZERO_KEY, POS_ZERO_KEY};
 use crate::agg::layout::AggSlot;
 use crate::agg::merge::{merge_all, Groups, Pool};
 use crate::agg::output::{GroupRows, SlotInputs};
@@ -152,6 +152,7 @@ fn collapse(
     let last = spec.parts.get(base_parts);
     let nullable = last.is_some_and(|p| p.nullable);
     let two_words = last.is_some_and(|p| p.value_words() == 2);
+    let signed_zero = last.is_some_and(|p| p.signed_zero);
     let vo = kb + usize::from(nullable);
     let targets: Vec<&AggSlot> = spec
         .layout
@@ -187,8 +188,19 @@ fn collapse(
             } else {
                 u128::from(r[vo])
             };
-            runs.keys.push(key);
-            runs.counts.push(r[spec.kw]);
+            let n = r[spec.kw];
+            // A `-0.0` key (kept for the sign of an all-negative zero) and
+            // the `+0.0` after it are one value.
+            match (runs.keys.last_mut(), runs.counts.last_mut()) {
+                (Some(k), Some(c)) if signed_zero && *k == NEG_ZERO_KEY && key == POS_ZERO_KEY => {
+                    *k = POS_ZERO_KEY;
+                    *c += n;
+                }
+                _ => {
+                    runs.keys.push(key);
+                    runs.counts.push(n);
+                }
+            }
         }
     }
     flush(&mut cur, &mut runs, &mut out);
