@@ -540,6 +540,15 @@ impl Vector {
     }
 }
 
+/// The key of a `-0.0` where a key keeps the sign of zero (the argument of
+/// grouped quantiles, MIN and MAX states): the float key of its bits
+/// without canonicalisation, which is the key just below `+0.0`'s, and
+/// decodes back to `-0.0`.
+pub const NEG_ZERO_KEY: u128 = POS_ZERO_KEY - 1;
+
+/// The key of `+0.0` (and, canonical, of `-0.0`).
+pub const POS_ZERO_KEY: u128 = 1 << 63;
+
 /// Decodes a key (see [`Vector::key`]) of a non-string type back to a value.
 pub fn value_of_key(ty: LType, key: u128) -> Value {
     match ty.phys() {

@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::expr::{eval, Columns, OneColumn, TExpr};
 use crate::scan::block::{BlockCtx, Sel};
 use crate::scan::selection::BlockFilter;
-use crate::value::{Data, LType, Value, Vector};
+use crate::value::{Data, LType, Value, Vector, NEG_ZERO_KEY};
 
 /// How a key part's values are found in a block.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,14 +63,6 @@ pub struct KeyPart {
     /// two zeros back into one value (see `exec::table::collapse`).
     pub signed_zero: bool,
 }
-
-/// The key of a `-0.0` in a part that keeps the sign of zero: the float
-/// key of its bits without canonicalisation, which is the key just below
-/// `+0.0`'s, and decodes back to `-0.0`.
-pub const NEG_ZERO_KEY: u128 = POS_ZERO_KEY - 1;
-
-/// The key of `+0.0` (and, in parts that don't keep the sign, of `-0.0`).
-pub const POS_ZERO_KEY: u128 = 1 << 63;
 
 impl KeyPart {
     /// Value words (without the NULL flag).

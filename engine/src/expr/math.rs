@@ -256,12 +256,12 @@ fn nulls_of(args: &[&Vector], len: usize) -> Option<Vec<bool>> {
     )
 }
 
-fn gcd(a: i128, b: i128) -> i128 {
+fn gcd(a: i128, b: i128) -> u128 {
     let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
     while b != 0 {
         (a, b) = (b, a % b);
     }
-    a as i128
+    a
 }
 
 /// Evaluates `f` over its arguments (cast by the binder: DOUBLE for the
@@ -344,23 +344,30 @@ pub fn eval(f: MathFn, args: &[&Vector], ty: LType, len: usize) -> Result<Vector
                     continue;
                 }
                 let (x, y) = (exact(a, i), exact(b, i));
-                // DuckDB takes the absolute value of each operand first,
-                // in the operands' type.
-                let (lo, _) = ty.int_range().unwrap_or((i128::MIN, i128::MAX));
-                for v in [x, y] {
-                    if v == lo && (f == MathFn::Lcm || x == 0 || y == 0) {
-                        return Err(abs_overflow(v));
-                    }
-                }
+                // DuckDB takes absolute values in the operands' type: gcd's
+                // result, which overflows only for the type's minimum (with
+                // 0 or itself), and lcm's operands unless one is zero.
+                let (lo, hi) = ty.int_range().unwrap_or((i128::MIN, i128::MAX));
+                let some_zero = x == 0 || y == 0;
                 let g = gcd(x, y);
+                let overflows = if f == MathFn::Lcm {
+                    !some_zero && (x == lo || y == lo)
+                } else {
+                    g > hi.unsigned_abs()
+                };
+                if overflows {
+                    return Err(abs_overflow(lo));
+                }
+                // Both fit now: the gcd is at most the type's maximum, and
+                // lcm's operands are neither zero nor the minimum.
                 let r = if f == MathFn::Gcd {
-                    g
-                } else if x == 0 || y == 0 {
+                    g as i128
+                } else if some_zero {
                     0
                 } else {
-                    (x / g)
+                    (x / g as i128)
                         .checked_mul(y)
-                        .map(i128::abs)
+                        .and_then(i128::checked_abs)
                         .filter(|r| ty.int_range().is_none_or(|(_, hi)| *r <= hi))
                         .ok_or_else(|| {
                             EngineError::Runtime(
@@ -492,6 +499,7 @@ mod tests {
         assert_eq!(Unary::Even.apply(0.0), 0.0);
         assert_eq!(Unary::Even.apply(-0.5), -2.0);
         assert_eq!(gcd(-12, 18), 6);
+        assert_eq!(gcd(i128::MIN, 0), 1 << 127);
         assert_eq!(gcd(0, 0), 0);
     }
 }

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use strata_format::Table;
 
 use crate::agg::from_values::{fill, KeyRuns};
-use crate::agg::group::{build_block, GroupSpec, NEG_ZERO_KEY, POS_ZERO_KEY};
+use crate::agg::group::{build_block, GroupSpec};
 use crate::agg::layout::AggSlot;
 use crate::agg::merge::{merge_all, Groups, Pool};
 use crate::agg::output::{GroupRows, SlotInputs};
@@ -32,7 +32,7 @@ use crate::scan::block::{BlockCtx, Sel};
 use crate::scan::filter::{compile, may_match, select, truth_of, Pred};
 use crate::scan::selection::BlockFilter;
 use crate::scan::topk;
-use crate::value::Vector;
+use crate::value::{Vector, NEG_ZERO_KEY, POS_ZERO_KEY};
 
 /// A table query prepared to run.
 #[derive(Debug, Clone)]
