@@ -48,12 +48,15 @@ pub(crate) struct Key {
     pub table: u64,
     /// The chunk's index in the manifest (`block * columns + column`).
     pub chunk: u32,
-    /// A section number, or [`CODES_SLOT`].
+    /// A section number, [`CODES_SLOT`] or [`STR_BLOCKS_SLOT`].
     pub slot: u8,
 }
 
 /// The slot of a chunk's row codes (past every section number).
 pub(crate) const CODES_SLOT: u8 = crate::layout::SECTION_COUNT as u8;
+
+/// The slot of a chunk's string blocks, all decompressed.
+pub(crate) const STR_BLOCKS_SLOT: u8 = CODES_SLOT + 1;
 
 struct Entry {
     data: Decoded,

@@ -10,6 +10,8 @@ use std::sync::{Arc, OnceLock};
 use memmap2::Mmap;
 use zerocopy::{FromBytes, IntoBytes};
 
+use rayon::prelude::*;
+
 use crate::bitpack;
 use crate::cache::{self, Decoded};
 use crate::decode_stats;
@@ -291,6 +293,7 @@ impl Table {
             unpacked: Default::default(),
             lists_len: OnceLock::new(),
             codes: OnceLock::new(),
+            str_blocks: OnceLock::new(),
         })
     }
 
@@ -396,6 +399,10 @@ pub struct ColumnChunk {
     lists_len: OnceLock<usize>,
     /// Row-ordered value indexes, once decoded.
     codes: OnceLock<Arc<Vec<u32>>>,
+    /// Every string block decompressed (16-byte aligned), and where each
+    /// block starts in it (one more entry: the end), once kept (see
+    /// [`Dictionary::keep_decompressed`]).
+    str_blocks: OnceLock<(Arc<Vec<u128>>, Vec<usize>)>,
 }
 
 impl ColumnChunk {
@@ -1261,6 +1268,24 @@ impl Dictionary<'_> {
         Ok(v)
     }
 
+    /// The chunk's zstd dictionary of raw content (empty for none).
+    fn zstd_dict(&self) -> Result<&[u8]> {
+        let dict_len = usize::from(self.chunk.meta.str_dict_len.get());
+        let dict = self.data.get(..dict_len).ok_or_else(|| {
+            self.chunk
+                .corrupt(Section::StrData, "dictionary out of bounds")
+        })?;
+        if dict.first().is_some_and(|&b| b != 0) {
+            // A dictionary starts with a raw block's first byte, 0; zstd
+            // would take anything starting with its magic for a structured
+            // dictionary.
+            return Err(self
+                .chunk
+                .corrupt(Section::StrData, "dictionary does not start with 0"));
+        }
+        Ok(dict)
+    }
+
     /// Decodes string block `block` into `bytes` (concatenated strings) and
     /// `ends` (end offset of each). Its strings are positions
     /// `block * 128 ..`.
@@ -1270,54 +1295,21 @@ impl Dictionary<'_> {
         bytes: &mut Vec<u8>,
         ends: &mut Vec<usize>,
     ) -> Result<()> {
-        let dir = self.dir.view();
-        if block >= self.block_count() {
-            return Err(FormatError::InvalidInput(format!(
-                "no string block {block}"
-            )));
-        }
-        let off = dir.get(block * 2);
-        let lens = dir.get(block * 2 + 1);
-        let (stored, raw) = ((lens & 0xffff_ffff) as usize, (lens >> 32) as usize);
-        let src = usize::try_from(off)
-            .ok()
-            .and_then(|o| self.data.get(o..o.checked_add(stored)?))
-            .ok_or_else(|| {
-                self.chunk
-                    .corrupt(Section::StrDir, format!("block {block} out of bounds"))
-            })?;
+        let (src, raw) = self.stored_block(block)?;
         let count = (self.len() - block * STRINGS_PER_BLOCK).min(STRINGS_PER_BLOCK);
         let mut decompressed = Vec::new();
-        let raw_bytes: &[u8] = if stored == raw {
+        let kept = self.chunk.str_blocks.get().and_then(|(words, starts)| {
+            words
+                .as_bytes()
+                .get(*starts.get(block)?..*starts.get(block + 1)?)
+        });
+        let raw_bytes: &[u8] = if let Some(kept) = kept {
+            kept
+        } else if src.len() == raw {
             src
         } else {
-            let dict_len = usize::from(self.chunk.meta.str_dict_len.get());
-            let dict = self.data.get(..dict_len).ok_or_else(|| {
-                self.chunk
-                    .corrupt(Section::StrData, "dictionary out of bounds")
-            })?;
-            if dict.first().is_some_and(|&b| b != 0) {
-                // A dictionary starts with a raw block's first byte, 0; zstd
-                // would take anything starting with its magic for a
-                // structured dictionary.
-                return Err(self
-                    .chunk
-                    .corrupt(Section::StrData, "dictionary does not start with 0"));
-            }
-            decode_stats::timed(decode_stats::Work::StringBlock, || {
-                strings::decompress_block(
-                    self.chunk.meta.str_codec,
-                    dict,
-                    src,
-                    raw,
-                    &mut decompressed,
-                )
-                .map(|()| ((), raw))
-            })
-            .map_err(|e| {
-                self.chunk
-                    .corrupt(Section::StrData, format!("block {block}: {}", e.0))
-            })?;
+            decompressed.resize(raw, 0);
+            self.decompress_into(block, &mut decompressed)?;
             &decompressed
         };
         strings::decode_block(raw_bytes, count, bytes, ends).map_err(|e| {
@@ -1341,6 +1333,106 @@ impl Dictionary<'_> {
             start = end;
         }
         Ok(())
+    }
+
+    /// Decompresses every string block at once and keeps them, in this
+    /// chunk handle and in the process [`cache`], for a caller about to
+    /// decode most of them: later decodes of this query and of the next ones
+    /// only undo the prefix coding. It does so when they are cached already
+    /// or when this is the second time the process asks for them (a process
+    /// running one query pays nothing beyond the blocks it decodes); never
+    /// past the cache's limit. Returns whether they are kept.
+    pub fn keep_decompressed(&self) -> Result<bool> {
+        if self.chunk.str_blocks.get().is_some() {
+            return Ok(true);
+        }
+        let blocks = self.block_count();
+        let mut starts = Vec::with_capacity(blocks + 1);
+        let mut total = 0usize;
+        starts.push(0);
+        for b in 0..blocks {
+            total += self.stored_block(b)?.1;
+            if total > cache::limit() {
+                return Ok(false);
+            }
+            starts.push(total);
+        }
+        let key = self.chunk.cache_key(cache::STR_BLOCKS_SLOT);
+        let words = match cache::get(key) {
+            Some(Decoded::Sized(words, len)) if len == total && words.len() * 16 >= len => words,
+            _ if !cache::second_request(key) => return Ok(false),
+            _ => {
+                let mut words = vec![0u128; total.div_ceil(16)];
+                let mut rest = &mut words.as_mut_bytes()[..total];
+                let mut parts = Vec::with_capacity(blocks);
+                for b in 0..blocks {
+                    let (part, tail) = rest.split_at_mut(starts[b + 1] - starts[b]);
+                    parts.push((b, part));
+                    rest = tail;
+                }
+                parts
+                    .into_par_iter()
+                    .with_min_len(32)
+                    .try_for_each(|(b, out)| self.decompress_into(b, out))?;
+                let words = Arc::new(words);
+                cache::insert(key, Decoded::Sized(words.clone(), total));
+                words
+            }
+        };
+        self.chunk.str_blocks.get_or_init(|| (words, starts));
+        Ok(true)
+    }
+
+    /// Decompresses string block `block` into `out`, which holds exactly
+    /// its raw length.
+    fn decompress_into(&self, block: usize, out: &mut [u8]) -> Result<()> {
+        let (src, _) = self.stored_block(block)?;
+        if src.len() == out.len() {
+            out.copy_from_slice(src);
+            return Ok(());
+        }
+        let dict = self.zstd_dict()?;
+        decode_stats::timed(decode_stats::Work::StringBlock, || {
+            strings::decompress_block_into(self.chunk.meta.str_codec, dict, src, out)
+                .map(|()| ((), out.len()))
+        })
+        .map_err(|e| {
+            self.chunk
+                .corrupt(Section::StrData, format!("block {block}: {}", e.0))
+        })
+    }
+
+    /// String block `block` as stored, and its raw (decompressed) length,
+    /// which can be no more than its strings' bytes and their two length
+    /// varints each: a corrupt directory cannot make a reader allocate more.
+    fn stored_block(&self, block: usize) -> Result<(&[u8], usize)> {
+        if block >= self.block_count() {
+            return Err(FormatError::InvalidInput(format!(
+                "no string block {block}"
+            )));
+        }
+        let dir = self.dir.view();
+        let lens = dir.get(block * 2 + 1);
+        let (stored, raw) = ((lens & 0xffff_ffff) as usize, (lens >> 32) as usize);
+        let src = usize::try_from(dir.get(block * 2))
+            .ok()
+            .and_then(|o| self.data.get(o..o.checked_add(stored)?))
+            .ok_or_else(|| {
+                self.chunk
+                    .corrupt(Section::StrDir, format!("block {block} out of bounds"))
+            })?;
+        let first = block * STRINGS_PER_BLOCK;
+        let count = (self.len() - first).min(STRINGS_PER_BLOCK);
+        let most: usize = (first..first + count)
+            .map(|i| self.len_of(i).saturating_add(2 * crate::varint::MAX_LEN))
+            .fold(0, usize::saturating_add);
+        if raw > most {
+            return Err(self.chunk.corrupt(
+                Section::StrDir,
+                format!("block {block} claims {raw} raw bytes for {count} strings of fewer"),
+            ));
+        }
+        Ok((src, raw))
     }
 
     /// The string at string position `pos` (decodes its whole block).

@@ -375,30 +375,30 @@ pub fn decompress_block(
     out: &mut Vec<u8>,
 ) -> Result<(), StringBlockError> {
     out.clear();
-    match codec {
-        STR_CODEC_LZ4 => {
-            out.resize(raw_len, 0);
-            let n = lz4_flex::block::decompress_into(stored, out)
-                .map_err(|e| StringBlockError(format!("LZ4: {e}")))?;
-            if n != raw_len {
-                return Err(StringBlockError(format!(
-                    "LZ4 gave {n} bytes, expected {raw_len}"
-                )));
-            }
-        }
-        STR_CODEC_ZSTD => {
-            // Room for more than expected, so that a frame decoding to more
-            // bytes reports the wrong length instead of fitting exactly.
-            out.reserve(raw_len + 1);
-            let n = zstd_frames::decompress_with_dict(stored, dict, out)
-                .map_err(|e| StringBlockError(format!("zstd: {e}")))?;
-            if n != raw_len {
-                return Err(StringBlockError(format!(
-                    "zstd gave {n} bytes, expected {raw_len}"
-                )));
-            }
-        }
+    out.resize(raw_len, 0);
+    decompress_block_into(codec, dict, stored, out)
+}
+
+/// [`decompress_block`] into `out`, which the block must fill exactly.
+pub fn decompress_block_into(
+    codec: u8,
+    dict: &[u8],
+    stored: &[u8],
+    out: &mut [u8],
+) -> Result<(), StringBlockError> {
+    let n = match codec {
+        STR_CODEC_LZ4 => lz4_flex::block::decompress_into(stored, out)
+            .map_err(|e| StringBlockError(format!("LZ4: {e}")))?,
+        // A frame decoding to more bytes than `out` holds is an error.
+        STR_CODEC_ZSTD => zstd_frames::decompress_with_dict_into(stored, dict, out)
+            .map_err(|e| StringBlockError(format!("zstd: {e}")))?,
         c => return Err(StringBlockError(format!("unknown string codec {c}"))),
+    };
+    if n != out.len() {
+        return Err(StringBlockError(format!(
+            "block gave {n} bytes, expected {}",
+            out.len()
+        )));
     }
     Ok(())
 }

@@ -2,10 +2,13 @@
 //! postings: 7 bits per byte, least significant group first, high bit set on
 //! every byte but the last.
 
+/// The most bytes one LEB128 `u64` takes.
+pub const MAX_LEN: usize = 10;
+
 /// Appends `v` as LEB128.
 #[inline]
 pub fn put(out: &mut Vec<u8>, v: u64) {
-    let mut buf = [0u8; 10];
+    let mut buf = [0u8; MAX_LEN];
     let n = put_at(&mut buf, 0, v);
     out.extend_from_slice(&buf[..n]);
 }

@@ -52,6 +52,18 @@ pub(crate) fn decompress_with_dict(
         .map_err(error_name)
 }
 
+/// Decompresses the frame `src` with the raw-content dictionary `dict` into
+/// `out`, returning the bytes written; a frame larger than `out` is an
+/// error.
+pub(crate) fn decompress_with_dict_into(
+    src: &[u8],
+    dict: &[u8],
+    out: &mut [u8],
+) -> Result<usize, String> {
+    DCTX.with(|d| d.borrow_mut().decompress_using_dict(out, src, dict))
+        .map_err(error_name)
+}
+
 /// Decompresses the frame `src`, which must give exactly `len` bytes, into a
 /// per-thread buffer and returns `f` of them.
 pub(crate) fn with_decompressed<R>(

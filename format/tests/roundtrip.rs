@@ -613,3 +613,43 @@ fn pinned_tables_read_their_files_after_removal() {
     assert_eq!(read(&pinned), expected);
     assert!(unpinned.chunk(0, 0).is_err());
 }
+
+/// A chunk's string blocks kept decompressed decode to the same strings as
+/// blocks decompressed one at a time; they are kept from the second time a
+/// process asks, and then found in the cache by later chunk handles.
+#[test]
+fn string_blocks_kept_decompressed_decode_the_same() {
+    let strs: Vec<Option<Vec<u8>>> = (0..5000)
+        .map(|i| Some(format!("comment {} about request {}", i % 97, i).into_bytes()))
+        .collect();
+    let fields = vec![Field::new("s", DataType::String, false)];
+    let (_dir, t) = one_block_table(fields, &[Col::Strs(strs)]);
+    let decode_all = |dict: &strata_format::reader::Dictionary| {
+        let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+        (0..dict.block_count())
+            .map(|b| {
+                dict.decode_block(b, &mut bytes, &mut ends).unwrap();
+                (bytes.clone(), ends.clone())
+            })
+            .collect::<Vec<_>>()
+    };
+    let first = t.chunk(0, 0).unwrap();
+    let dict = first.dictionary().unwrap();
+    assert!(dict.block_count() > 1);
+    assert!(
+        !dict.keep_decompressed().unwrap(),
+        "kept on the first request"
+    );
+    let one_at_a_time = decode_all(&dict);
+    let second = t.chunk(0, 0).unwrap();
+    let dict = second.dictionary().unwrap();
+    assert!(
+        dict.keep_decompressed().unwrap(),
+        "not kept on the second request"
+    );
+    assert_eq!(decode_all(&dict), one_at_a_time);
+    let third = t.chunk(0, 0).unwrap();
+    let dict = third.dictionary().unwrap();
+    assert!(dict.keep_decompressed().unwrap(), "not found in the cache");
+    assert_eq!(decode_all(&dict), one_at_a_time);
+}

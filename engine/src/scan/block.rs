@@ -314,6 +314,7 @@ impl<'t> BlockCtx<'t> {
                 // (hash) order: value v is string str_of_value(v).
                 let mut sorted = Strs::with_capacity(d);
                 let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+                dict.keep_decompressed()?;
                 for b in 0..dict.block_count() {
                     dict.decode_block(b, &mut bytes, &mut ends)?;
                     let mut start = 0;

@@ -3,6 +3,7 @@
 //! row lists give the selected rows; other predicates of one column are
 //! evaluated once per distinct value; the rest row by row.
 
+use rayon::prelude::*;
 use strata_format::Table;
 
 use crate::error::Result;
@@ -1048,20 +1049,40 @@ pub fn like_values(
         }
     }
     let blocks: Vec<u32> = blocks.unwrap_or_else(|| (0..dict.block_count() as u32).collect());
-    let (mut bytes, mut ends) = (Vec::new(), Vec::new());
-    for b in blocks {
-        let b = b as usize;
-        dict.decode_block(b, &mut bytes, &mut ends)?;
-        let mut start = 0;
-        for (i, &end) in ends.iter().enumerate() {
-            if pattern.matches(&bytes[start..end]) {
-                out.push(dict.value_of_str(b * strata_format::layout::STRINGS_PER_BLOCK + i)?);
-            }
-            start = end;
-        }
+    // Most blocks to read: decompressed all at once and kept for the next
+    // queries of the process (after its first).
+    if blocks.len().saturating_mul(2) >= dict.block_count() {
+        dict.keep_decompressed()?;
     }
+    // The blocks in parallel, in runs of blocks each decoded into one
+    // buffer; the matches come out in block order.
+    let parts: Vec<Vec<usize>> = blocks
+        .par_chunks(LIKE_BLOCKS_PER_TASK)
+        .map(|run| {
+            let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+            let mut out = Vec::new();
+            for &b in run {
+                let b = b as usize;
+                dict.decode_block(b, &mut bytes, &mut ends)?;
+                let mut start = 0;
+                for (i, &end) in ends.iter().enumerate() {
+                    if pattern.matches(&bytes[start..end]) {
+                        out.push(
+                            dict.value_of_str(b * strata_format::layout::STRINGS_PER_BLOCK + i)?,
+                        );
+                    }
+                    start = end;
+                }
+            }
+            Ok(out)
+        })
+        .collect::<Result<_>>()?;
+    out.extend(parts.into_iter().flatten());
     Ok(out)
 }
+
+/// String blocks (of 128 strings) one task of [`like_values`] matches.
+const LIKE_BLOCKS_PER_TASK: usize = 64;
 
 /// TRUE (not FALSE, not NULL) per row of a boolean vector.
 pub fn truth_of(v: &Vector) -> Vec<bool> {
