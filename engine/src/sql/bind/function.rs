@@ -420,6 +420,17 @@ fn date_call(f: Func, args: Vec<(TExpr, LType)>, ty: LType) -> Result<TExpr> {
 
 /// `round`/`floor`/`ceil` of `x` with DuckDB's types.
 pub(crate) fn rounding_call(mode: Rounding, x: TExpr) -> Result<TExpr> {
+    // An untyped NULL takes the overload DuckDB picks: BIGINT for round and
+    // trunc, DOUBLE for floor and ceil.
+    let x = if x.ty == LType::Null {
+        let ty = match mode {
+            Rounding::Round(_) | Rounding::Trunc(_) => LType::Int64,
+            Rounding::Floor | Rounding::Ceil => LType::Double,
+        };
+        cast_to(x, ty)?
+    } else {
+        x
+    };
     let Some((arg, ty)) = mode.types(x.ty) else {
         return invalid(format!("{}() does not accept {}", mode.name(), x.ty));
     };

@@ -335,8 +335,9 @@ impl ExprBinder<'_> {
                 ))
             }
             ("abs", [x]) if numeric(x.ty) => {
+                // abs(NULL) is BIGINT, as in DuckDB.
                 let ty = if x.ty == LType::Null {
-                    LType::Int32
+                    LType::Int64
                 } else {
                     x.ty
                 };
