@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 
 use crate::agg::layout::{get_i128, set_i128, StateKind, StateLayout};
-use crate::agg::per_value::{codes_at, eval_per_value, used_values};
+use crate::agg::per_value::{codes_at, eval_at_codes, eval_per_value, sparse_values, used_values};
 use crate::error::Result;
 use crate::expr::{ArithOp, ExprKind, TExpr};
 use crate::scan::block::BlockCtx;
@@ -36,9 +36,10 @@ pub struct Factored<'a> {
     sums: Vec<(usize, Vec<Option<i128>>)>,
     /// The layout slots summed here.
     slots: Vec<usize>,
-    /// `x` per distinct value of its column (NULL last).
+    /// `x` per distinct value of its column, or, for few rows, per value
+    /// the rows hold (NULL last either way).
     x: IntValues,
-    /// The rows' codes of `x`'s column.
+    /// The rows' codes into `x`.
     x_codes: Cow<'a, [u32]>,
     /// Per factor column: the rows' codes, its NULL code and its stride in
     /// a combination's number.
@@ -150,8 +151,15 @@ impl<'a> Factored<'a> {
             return Ok(None);
         };
         let x_codes = codes_at(ctx, xcol, rows)?;
-        let nx = ctx.chunk(xcol)?.distinct();
-        let x_vals = eval_per_value(x, ctx, xcol, &|| Ok(used_values(&x_codes, nx)))?;
+        // Few rows of a many-valued column: `x` at the values they hold.
+        let (x_vals, x_codes) = if sparse_values(ctx, xcol, rows.len())? {
+            let (vals, renumbered) = eval_at_codes(x, ctx, xcol, &x_codes)?;
+            (vals, Cow::Owned(renumbered))
+        } else {
+            let nx = ctx.chunk(xcol)?.distinct();
+            let vals = eval_per_value(x, ctx, xcol, &|| Ok(used_values(&x_codes, nx)))?;
+            (vals, x_codes)
+        };
         let Some(xs) = IntValues::new(x_vals) else {
             return Ok(None);
         };

@@ -5,7 +5,7 @@
 use crate::error::Result;
 use crate::expr::{eval, OneColumn, TExpr};
 use crate::scan::block::BlockCtx;
-use crate::value::Vector;
+use crate::value::{vector_of_keys, LType, Vector};
 
 /// Row codes of column `c` at `rows` (by position): the decoded codes
 /// themselves when every row is selected.
@@ -86,4 +86,44 @@ fn eval_at_used_values(expr: &TExpr, vals: &Vector, used: &[bool]) -> Result<Vec
         pos[i as usize] = j as u32;
     }
     Ok(got.gather(&pos))
+}
+
+/// `expr` (of fixed-width column `c` only) at just the values that `codes`
+/// (a column's row codes, NULL as any code past its values) hold, for rows
+/// far fewer than the column's values: the values in value order, then the
+/// NULL input, with the codes renumbered into them (NULL as the last). No
+/// other value is decoded or evaluated, so no other value can fail.
+pub fn eval_at_codes(
+    expr: &TExpr,
+    ctx: &BlockCtx,
+    c: usize,
+    codes: &[u32],
+) -> Result<(Vector, Vec<u32>)> {
+    let chunk = ctx.chunk(c)?;
+    let n = chunk.distinct();
+    let mut held: Vec<u32> = codes
+        .iter()
+        .copied()
+        .filter(|&x| (x as usize) < n)
+        .collect();
+    held.sort_unstable();
+    held.dedup();
+    let keys = chunk.keys()?;
+    let held_keys: Vec<u64> = held.iter().map(|&v| keys.get(v as usize)).collect();
+    let vals = vector_of_keys(ctx.ty(c), &held_keys);
+    let mut out = eval(expr, vals.len(), &OneColumn(&vals))?.into_owned();
+    out.append(&*eval(expr, 1, &OneColumn(&Vector::nulls(vals.ty, 1)))?);
+    let null = held.len() as u32;
+    let renumbered = codes
+        .iter()
+        .map(|x| held.binary_search(x).map_or(null, |i| i as u32))
+        .collect();
+    Ok((out, renumbered))
+}
+
+/// Whether [`eval_at_codes`] serves `rows` selected rows of column `c`
+/// better than evaluating at every value: a fixed-width column with more
+/// than twice as many values as rows.
+pub fn sparse_values(ctx: &BlockCtx, c: usize, rows: usize) -> Result<bool> {
+    Ok(ctx.ty(c) != LType::Varchar && rows.saturating_mul(2) < ctx.chunk(c)?.distinct())
 }
