@@ -517,6 +517,17 @@ impl Vector {
         }
     }
 
+    /// [`Vector::key`], but a `-0.0` keeps its sign: its key is
+    /// [`NEG_ZERO_KEY`], just below `+0.0`'s.
+    pub fn key_keeping_zero_sign(&self, i: usize) -> Option<u128> {
+        match &self.data {
+            Data::F64(d) if d[i] == 0.0 && d[i].is_sign_negative() && !self.is_null(i) => {
+                Some(NEG_ZERO_KEY)
+            }
+            _ => self.key(i),
+        }
+    }
+
     /// The order-preserving key of row `i` (the storage key for fixed-width
     /// types, the string hash for strings); NULL gives `None`.
     pub fn key(&self, i: usize) -> Option<u128> {

@@ -1295,7 +1295,6 @@ impl Dictionary<'_> {
         bytes: &mut Vec<u8>,
         ends: &mut Vec<usize>,
     ) -> Result<()> {
-        let (src, raw) = self.stored_block(block)?;
         let count = (self.len() - block * STRINGS_PER_BLOCK).min(STRINGS_PER_BLOCK);
         let mut decompressed = Vec::new();
         let kept = self.chunk.str_blocks.get().and_then(|(words, starts)| {
@@ -1303,14 +1302,18 @@ impl Dictionary<'_> {
                 .as_bytes()
                 .get(*starts.get(block)?..*starts.get(block + 1)?)
         });
-        let raw_bytes: &[u8] = if let Some(kept) = kept {
-            kept
-        } else if src.len() == raw {
-            src
-        } else {
-            decompressed.resize(raw, 0);
-            self.decompress_into(block, &mut decompressed)?;
-            &decompressed
+        let raw_bytes: &[u8] = match kept {
+            Some(kept) => kept,
+            None => {
+                let (src, raw) = self.stored_block(block)?;
+                if src.len() == raw {
+                    src
+                } else {
+                    decompressed.resize(raw, 0);
+                    self.decompress_into(block, src, &mut decompressed)?;
+                    &decompressed
+                }
+            }
         };
         strings::decode_block(raw_bytes, count, bytes, ends).map_err(|e| {
             self.chunk
@@ -1350,8 +1353,11 @@ impl Dictionary<'_> {
         let mut starts = Vec::with_capacity(blocks + 1);
         let mut total = 0usize;
         starts.push(0);
+        // Raw lengths as the directory says: each is checked against its
+        // strings where the block is decompressed (`stored_block`).
+        let dir = self.dir.view();
         for b in 0..blocks {
-            total += self.stored_block(b)?.1;
+            total += (dir.get(b * 2 + 1) >> 32) as usize;
             if total > cache::limit() {
                 return Ok(false);
             }
@@ -1373,7 +1379,10 @@ impl Dictionary<'_> {
                 parts
                     .into_par_iter()
                     .with_min_len(32)
-                    .try_for_each(|(b, out)| self.decompress_into(b, out))?;
+                    .try_for_each(|(b, out)| {
+                        let (src, _) = self.stored_block(b)?;
+                        self.decompress_into(b, src, out)
+                    })?;
                 let words = Arc::new(words);
                 cache::insert(key, Decoded::Sized(words.clone(), total));
                 words
@@ -1383,10 +1392,9 @@ impl Dictionary<'_> {
         Ok(true)
     }
 
-    /// Decompresses string block `block` into `out`, which holds exactly
-    /// its raw length.
-    fn decompress_into(&self, block: usize, out: &mut [u8]) -> Result<()> {
-        let (src, _) = self.stored_block(block)?;
+    /// Decompresses string block `block`, stored as `src`, into `out`,
+    /// which holds exactly its raw length.
+    fn decompress_into(&self, block: usize, src: &[u8], out: &mut [u8]) -> Result<()> {
         if src.len() == out.len() {
             out.copy_from_slice(src);
             return Ok(());

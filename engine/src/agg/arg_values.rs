@@ -6,7 +6,7 @@ use crate::agg::layout::{
     float_sum, get_i128, kahan, moments, set_float_sum, set_i128, set_kahan, set_moments,
     set_welford, welford, StateKind,
 };
-use crate::value::{Data, Value, Vector, NEG_ZERO_KEY};
+use crate::value::{Data, Value, Vector};
 
 /// The byte-order ranks of a vector of strings (as [`ArgValues::Key`]) and
 /// its sorted distinct strings, which the ranks index.
@@ -213,19 +213,9 @@ impl ArgValues {
             // Keys in which a computed -0.0 sorts just below +0.0, so that
             // the minimum of zeros that are all -0.0 is -0.0.
             StateKind::Min | StateKind::Max => ArgValues::Key(
-                match &v.data {
-                    Data::F64(d) => (0..v.len())
-                        .map(|i| match v.key(i) {
-                            Some(_) if d[i] == 0.0 && d[i].is_sign_negative() => {
-                                NEG_ZERO_KEY as u64
-                            }
-                            k => k.map_or(0, |k| k as u64),
-                        })
-                        .collect(),
-                    _ => (0..v.len())
-                        .map(|i| v.key(i).map_or(0, |k| k as u64))
-                        .collect(),
-                },
+                (0..v.len())
+                    .map(|i| v.key_keeping_zero_sign(i).map_or(0, |k| k as u64))
+                    .collect(),
                 valid,
             ),
         }

@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::expr::{eval, Columns, OneColumn, TExpr};
 use crate::scan::block::{BlockCtx, Sel};
 use crate::scan::selection::BlockFilter;
-use crate::value::{Data, LType, Value, Vector, NEG_ZERO_KEY};
+use crate::value::{LType, Value, Vector};
 
 /// How a key part's values are found in a block.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +57,7 @@ pub struct KeyPart {
     /// hash, shared by the query's blocks.
     pub memo: Option<std::sync::Arc<crate::expr::memo::StrMemo>>,
     /// Whether a computed `-0.0` keeps a key of its own, just below
-    /// `+0.0`'s ([`NEG_ZERO_KEY`]). Set on the argument part of a pass for
+    /// `+0.0`'s ([`crate::value::NEG_ZERO_KEY`]). Set on the argument part of a pass for
     /// quantiles and mode of a float expression, whose answer is `-0.0`
     /// where every row at the zero is; the collapse of the pass merges the
     /// two zeros back into one value (see `exec::table::collapse`).
@@ -451,18 +451,10 @@ fn realize<'a>(p: &KeyPart, ctx: &'a BlockCtx, rows: &[u32]) -> Result<Realized<
 /// Sorted distinct keys of a vector, and each row's index among them
 /// (`u32::MAX` for NULL).
 fn dedup_keys(v: &Vector, signed_zero: bool) -> (Vec<u32>, Vec<u128>) {
-    let ks: Vec<Option<u128>> = match &v.data {
-        Data::F64(d) if signed_zero => (0..v.len())
-            .map(|i| {
-                let neg_zero = d[i] == 0.0 && d[i].is_sign_negative() && !v.is_null(i);
-                if neg_zero {
-                    Some(NEG_ZERO_KEY)
-                } else {
-                    v.key(i)
-                }
-            })
-            .collect(),
-        _ => (0..v.len()).map(|i| v.key(i)).collect(),
+    let ks: Vec<Option<u128>> = if signed_zero {
+        (0..v.len()).map(|i| v.key_keeping_zero_sign(i)).collect()
+    } else {
+        (0..v.len()).map(|i| v.key(i)).collect()
     };
     dedup_key_list(&ks)
 }
