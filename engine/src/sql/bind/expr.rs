@@ -454,10 +454,10 @@ impl<'a> ExprBinder<'a> {
             }
             SqlExpr::IsNull(x) | SqlExpr::IsNotNull(x) => {
                 let x = self.expr(x)?;
-                Ok(TExpr {
-                    kind: ExprKind::IsNull(Box::new(x), matches!(e, SqlExpr::IsNotNull(_))),
-                    ty: LType::Bool,
-                })
+                Ok(super::null_test::is_null(
+                    x,
+                    matches!(e, SqlExpr::IsNotNull(_)),
+                ))
             }
             SqlExpr::Between {
                 expr,

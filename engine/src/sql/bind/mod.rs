@@ -24,6 +24,7 @@ pub mod function;
 pub mod grouping_sets;
 pub mod literal;
 pub mod never_true;
+pub mod null_test;
 pub mod query;
 pub mod scalar_fns;
 pub mod schema_tables;
