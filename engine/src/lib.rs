@@ -350,6 +350,7 @@ impl Engine {
 
     /// Runs a compiled query on the engine's threads.
     fn execute(&self, c: &Compiled, watch: &Watch) -> Result<(QueryResult, ExecCtx)> {
+        strata_format::cache::start_query();
         let ctx = ExecCtx::new(
             watch.clone(),
             budget::Budget::new(self.memory_limit),

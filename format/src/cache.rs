@@ -12,6 +12,14 @@
 //! [`set_limit`] says otherwise; 0 turns it off) and evicts the entries used
 //! least recently. A dropped table handle removes its entries. Evicting never
 //! invalidates data in use: a chunk holds its own reference to what it reads.
+//!
+//! Room is made only from entries the running query has not used (see
+//! [`start_query`]): a query that reads more than the cache holds keeps what
+//! it cached first instead of evicting it for its own later data. Under plain
+//! LRU such a query, repeated, found nothing cached: each run evicted the
+//! first blocks' data to keep the last blocks', which the next run reached
+//! only after evicting them in turn, and every freed buffer was memory the
+//! process had to fault in again.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -61,6 +69,8 @@ pub(crate) const STR_BLOCKS_SLOT: u8 = CODES_SLOT + 1;
 struct Entry {
     data: Decoded,
     last_used: u64,
+    /// The query (see [`start_query`]) that used it last.
+    query: u64,
 }
 
 #[derive(Default)]
@@ -68,6 +78,11 @@ struct Entries {
     map: HashMap<Key, Entry>,
     bytes: usize,
     tick: u64,
+    /// The running query's number (see [`start_query`]).
+    query: u64,
+    /// The query during which an insert found no entry it could evict:
+    /// inserts needing room are refused until the next query starts.
+    full_for: Option<u64>,
     /// Keys asked about by [`Cache::second_request`] that are not cached.
     asked: std::collections::HashSet<Key>,
 }
@@ -103,6 +118,14 @@ pub fn usage() -> usize {
 /// A fresh identity for a table handle.
 pub(crate) fn new_table_id() -> u64 {
     NEXT_TABLE.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Marks the start of a query. Entries used since are not evicted to make
+/// room for others until the next query starts, so a query that reads more
+/// than the cache holds keeps the part it cached (and runs again faster)
+/// instead of cycling everything through it.
+pub fn start_query() {
+    GLOBAL.start_query();
 }
 
 /// The entry for `key`, marked as just used.
@@ -150,20 +173,30 @@ impl Cache {
 
     fn set_limit(&self, bytes: usize) {
         self.limit.store(bytes, Ordering::Relaxed);
-        self.lock().evict_to(bytes);
+        let mut e = self.lock();
+        e.evict_to(bytes, None);
+        e.full_for = None;
+    }
+
+    fn start_query(&self) {
+        let mut e = self.lock();
+        e.query += 1;
+        e.full_for = None;
     }
 
     fn get(&self, key: Key) -> Option<Decoded> {
         let mut e = self.lock();
         e.tick += 1;
-        let tick = e.tick;
+        let (tick, query) = (e.tick, e.query);
         let entry = e.map.get_mut(&key)?;
         entry.last_used = tick;
+        entry.query = query;
         Some(entry.data.clone())
     }
 
     /// Stores `data` under `key`, evicting the least recently used entries
-    /// to make room; data larger than a quarter of the limit is not kept.
+    /// that the running query has not used to make room; without room, or
+    /// for data larger than a quarter of the limit, nothing is kept.
     fn insert(&self, key: Key, data: Decoded) {
         let limit = self.limit();
         let bytes = data.bytes();
@@ -175,13 +208,28 @@ impl Cache {
             return;
         }
         if e.bytes + bytes > limit {
+            if e.full_for == Some(e.query) {
+                return;
+            }
             // Evict a little more than needed so that a run of inserts does
             // not sort the entries every time.
-            e.evict_to((limit - bytes) / 8 * 7);
+            let before = e.query;
+            e.evict_to((limit - bytes) / 8 * 7, Some(before));
+            if e.bytes + bytes > limit {
+                e.full_for = Some(before);
+                return;
+            }
         }
         e.tick += 1;
-        let last_used = e.tick;
-        e.map.insert(key, Entry { data, last_used });
+        let (last_used, query) = (e.tick, e.query);
+        e.map.insert(
+            key,
+            Entry {
+                data,
+                last_used,
+                query,
+            },
+        );
         e.bytes += bytes;
     }
 
@@ -214,25 +262,28 @@ impl Cache {
             keep
         });
         e.bytes -= freed;
+        e.full_for = None;
         e.asked.retain(|k| k.table != table);
     }
 }
 
 impl Entries {
     /// Evicts the least recently used entries until at most `target` bytes
-    /// stay.
-    fn evict_to(&mut self, target: usize) {
+    /// stay, or (with `before`) until the next entry was used by query
+    /// `before` or a later one.
+    fn evict_to(&mut self, target: usize, before: Option<u64>) {
         if self.bytes <= target {
             return;
         }
-        let mut by_age: Vec<(u64, Key, usize)> = self
+        let mut by_age: Vec<(u64, u64, Key, usize)> = self
             .map
             .iter()
-            .map(|(k, v)| (v.last_used, *k, v.data.bytes()))
+            .map(|(k, v)| (v.last_used, v.query, *k, v.data.bytes()))
             .collect();
-        by_age.sort_unstable_by_key(|&(t, _, _)| t);
-        for (_, key, bytes) in by_age {
-            if self.bytes <= target {
+        by_age.sort_unstable_by_key(|&(t, _, _, _)| t);
+        for (_, query, key, bytes) in by_age {
+            // Entries used later have larger ticks and queries no earlier.
+            if self.bytes <= target || before.is_some_and(|b| query >= b) {
                 break;
             }
             self.map.remove(&key);
@@ -268,8 +319,9 @@ mod tests {
         // Too large for a quarter of the limit: not kept.
         c.insert(key(t, 9), codes(1001));
         assert!(c.get(key(t, 9)).is_none());
-        // Chunk 0 is read again, so chunk 1 is now the least recently used,
-        // and goes first when room is needed.
+        // In the next query chunk 0 is read again, so chunk 1 is now the
+        // least recently used, and goes first when room is needed.
+        c.start_query();
         assert!(c.get(key(t, 0)).is_some());
         c.insert(key(t, 5), codes(100));
         assert!(c.lock().bytes <= 16000);
@@ -290,8 +342,41 @@ mod tests {
         assert!(c.second_request(key(t + 1, 0)), "cached");
         c.set_limit(0);
         assert_eq!(c.lock().bytes, 0);
+        c.start_query();
         assert!(!c.second_request(key(t, 8)) && !c.second_request(key(t, 8)));
         c.insert(key(t, 6), codes(1));
         assert!(c.get(key(t, 6)).is_none(), "a zero limit keeps nothing");
+    }
+
+    #[test]
+    fn a_query_reading_more_than_fits_keeps_what_it_cached_first() {
+        // Ten chunks of a thousand codes, a cache for four of them.
+        let c = Cache::new(4000 * 4);
+        let t = 1;
+        let run = |c: &Cache| -> usize {
+            c.start_query();
+            let mut hits = 0;
+            for chunk in 0..10 {
+                if c.get(key(t, chunk)).is_some() {
+                    hits += 1;
+                } else {
+                    c.insert(key(t, chunk), codes(1000));
+                }
+            }
+            hits
+        };
+        assert_eq!(run(&c), 0, "nothing cached yet");
+        // The first four chunks stay; the others find no room, where plain
+        // LRU would have cycled every chunk through the cache and hit none.
+        assert_eq!(run(&c), 4);
+        assert_eq!(run(&c), 4);
+        for chunk in 0..4 {
+            assert!(c.lock().map.contains_key(&key(t, chunk)));
+        }
+        // A later query's data replaces entries the earlier queries used.
+        c.start_query();
+        c.insert(key(t + 1, 0), codes(1000));
+        assert!(c.get(key(t + 1, 0)).is_some());
+        assert!(c.lock().bytes <= 4000 * 4);
     }
 }
