@@ -37,10 +37,21 @@ impl Batch {
 
     /// The rows at `idx`, in that order.
     pub fn gather(&self, idx: &[u32]) -> Batch {
-        Batch::new(
-            self.columns.iter().map(|c| c.gather(idx)).collect(),
-            idx.len(),
-        )
+        Batch::new(gather_columns(&self.columns, idx), idx.len())
+    }
+
+    /// The columns at rows `idx` (`u32::MAX` gives NULL): the batch's own
+    /// columns, moved, where `idx` is every row in order (the side of a join
+    /// whose rows each match exactly one row of the other: a fact table
+    /// joined to a dimension by its key), else gathered.
+    pub fn into_columns_at(self, idx: &[u32]) -> Vec<Vector> {
+        let every_row =
+            idx.len() == self.rows && idx.iter().enumerate().all(|(i, &j)| j as usize == i);
+        if every_row {
+            self.columns
+        } else {
+            gather_columns(&self.columns, idx)
+        }
     }
 
     /// The batch as a result with column `names`.
@@ -67,5 +78,19 @@ impl crate::expr::Inputs for Batch {
                 self.columns.len()
             ))
         })
+    }
+}
+
+/// Rows gathered at once past which a batch's columns are gathered in
+/// parallel, a column per task.
+const PARALLEL_GATHER_ROWS: usize = 1 << 16;
+
+/// `columns` at rows `idx` (`u32::MAX` gives NULL).
+fn gather_columns(columns: &[Vector], idx: &[u32]) -> Vec<Vector> {
+    if idx.len() >= PARALLEL_GATHER_ROWS && columns.len() > 1 {
+        use rayon::prelude::*;
+        columns.par_iter().map(|c| c.gather(idx)).collect()
+    } else {
+        columns.iter().map(|c| c.gather(idx)).collect()
     }
 }

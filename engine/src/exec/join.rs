@@ -473,22 +473,13 @@ impl Operator for HashJoin {
             }
             seen
         };
-        // The output is charged before it is gathered (`ExecCtx::run`
-        // charges the gathered batch once this returns): a join's rows can
-        // take far more memory than its inputs or its pairs.
-        let per_row = |b: &Batch| b.bytes().checked_div(b.rows as u64).unwrap_or(0) + 1;
-        let both = |li: &[u32], ri: &[u32]| -> Result<Batch> {
-            let bytes = li.len() as u64 * (per_row(&l) + per_row(&r));
-            let _out = ctx.budget.hold(bytes, "a join's output rows")?;
-            let mut cols: Vec<Vector> = l.columns.iter().map(|c| gather(c, li)).collect();
-            cols.extend(r.columns.iter().map(|c| gather(c, ri)));
-            Ok(Batch::new(cols, li.len()))
-        };
         let left_only = |keep: &[u32]| -> Batch { l.gather(keep) };
+        let both = |l: Batch, li: &[u32], r: Batch, ri: &[u32]| both_sides(ctx, l, li, r, ri);
         Ok(match &self.kind {
             JoinKind::Inner => {
                 let (li, ri): (Vec<u32>, Vec<u32>) = m.pairs.iter().copied().unzip();
-                both(&li, &ri)?
+                drop(m);
+                both(l, &li, r, &ri)?
             }
             JoinKind::Left | JoinKind::Full => {
                 let mut li = Vec::with_capacity(m.pairs.len());
@@ -518,7 +509,8 @@ impl Operator for HashJoin {
                         }
                     }
                 }
-                both(&li, &ri)?
+                drop(m);
+                both(l, &li, r, &ri)?
             }
             JoinKind::Right => {
                 let mut seen = vec![false; r.rows];
@@ -536,7 +528,8 @@ impl Operator for HashJoin {
                         ri.push(j as u32);
                     }
                 }
-                both(&li, &ri)?
+                drop(m);
+                both(l, &li, r, &ri)?
             }
             JoinKind::Semi => {
                 let seen = matched_left();
@@ -632,6 +625,19 @@ impl Operator for HashJoin {
             }
         })
     }
+}
+
+/// The rows `li` of `l` beside the rows `ri` of `r` (`u32::MAX`: NULL),
+/// charged before they are gathered (`ExecCtx::run` charges the batch once
+/// it is returned): a join's rows can take far more memory than its inputs
+/// or its pairs. A side whose rows all come once, in order, is moved.
+fn both_sides(ctx: &ExecCtx, l: Batch, li: &[u32], r: Batch, ri: &[u32]) -> Result<Batch> {
+    let per_row = |b: &Batch| b.bytes().checked_div(b.rows as u64).unwrap_or(0) + 1;
+    let bytes = li.len() as u64 * (per_row(&l) + per_row(&r));
+    let _out = ctx.budget.hold(bytes, "a join's output rows")?;
+    let mut cols = l.into_columns_at(li);
+    cols.extend(r.into_columns_at(ri));
+    Ok(Batch::new(cols, li.len()))
 }
 
 /// Sets row `i` of `v` to `value` (of `v`'s type).
