@@ -71,6 +71,12 @@ impl Strs {
         self.ends.is_empty()
     }
 
+    /// Room for `n` more strings holding `bytes` more bytes.
+    pub fn reserve(&mut self, n: usize, bytes: usize) {
+        self.ends.reserve_exact(n);
+        self.bytes.reserve_exact(bytes);
+    }
+
     /// The bytes of all strings together.
     pub fn total_bytes(&self) -> usize {
         self.bytes.len()

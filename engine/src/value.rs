@@ -486,6 +486,45 @@ impl Vector {
         }
     }
 
+    /// The vectors of `parts`, one after another (each of this type), in
+    /// one allocation per buffer: the first part moved, room made for the
+    /// others at once (a vector grown part by part doubles into fresh
+    /// memory each time it fills).
+    pub fn concat(ty: LType, parts: Vec<Vector>) -> Vector {
+        let rows: usize = parts.iter().map(Vector::len).sum();
+        let bytes: usize = parts
+            .iter()
+            .map(|v| match &v.data {
+                Data::Str(s) => s.total_bytes(),
+                _ => 0,
+            })
+            .sum();
+        let mut out = Vector::empty(ty, 0);
+        for (k, v) in parts.into_iter().enumerate() {
+            out.append_owned(v);
+            if k == 0 {
+                out.reserve(rows - out.len(), bytes);
+            }
+        }
+        out
+    }
+
+    /// Room for `rows` more rows (holding up to `str_bytes` more bytes of
+    /// strings, for a string vector).
+    fn reserve(&mut self, rows: usize, str_bytes: usize) {
+        match &mut self.data {
+            Data::Bool(d) => d.reserve_exact(rows),
+            Data::I64(d) => d.reserve_exact(rows),
+            Data::U64(d) => d.reserve_exact(rows),
+            Data::I128(d) => d.reserve_exact(rows),
+            Data::F64(d) => d.reserve_exact(rows),
+            Data::Str(d) => d.reserve(rows, str_bytes.saturating_sub(d.total_bytes())),
+        }
+        if let Some(n) = &mut self.nulls {
+            n.reserve_exact(rows);
+        }
+    }
+
     /// Appends all rows of `other` (same type), moving its strings instead
     /// of copying them: a large string result is never held twice.
     pub fn append_owned(&mut self, other: Vector) {

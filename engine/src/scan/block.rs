@@ -402,7 +402,19 @@ impl<'t> BlockCtx<'t> {
         // The needed blocks back to back, as one `Strs`: `first[b]` is the
         // index of block b's first string (a block decodes to exactly its
         // strings, so string p is `first[p / 128] + p % 128`).
+        // Room for them at once, from the length table (a buffer grown
+        // block by block doubles into fresh memory each time it fills). A
+        // length the blocks contradict fails as they decode; the room is only
+        // asked for, and a corrupt table claiming too much is not an error.
+        let (mut strings, mut total) = (0usize, 0usize);
+        for (b, _) in needed.iter().enumerate().filter(|(_, &n)| n) {
+            let end = ((b + 1) * PER_BLOCK).min(dict.len());
+            strings += end - b * PER_BLOCK;
+            total = (b * PER_BLOCK..end).fold(total, |t, p| t.saturating_add(dict.len_of(p)));
+        }
         let (mut bytes, mut ends) = (Vec::new(), Vec::new());
+        let _ = bytes.try_reserve_exact(total);
+        let _ = ends.try_reserve_exact(strings);
         let (mut block_bytes, mut block_ends) = (Vec::new(), Vec::new());
         let mut first = vec![0u32; needed.len()];
         for (b, _) in needed.iter().enumerate().filter(|(_, &n)| n) {

@@ -32,7 +32,7 @@ use crate::scan::block::{BlockCtx, Sel};
 use crate::scan::filter::{compile, may_match, select, truth_of, Pred};
 use crate::scan::selection::BlockFilter;
 use crate::scan::topk;
-use crate::value::{Vector, NEG_ZERO_KEY, POS_ZERO_KEY};
+use crate::value::{LType, Vector, NEG_ZERO_KEY, POS_ZERO_KEY};
 
 /// A table query prepared to run.
 #[derive(Debug, Clone)]
@@ -668,23 +668,28 @@ fn run_top_rows(plan: &Plan, table: &Table, keep: usize) -> Result<QueryResult> 
             Ok((items.iter().map(|x| x.1).collect(), cols))
         })
         .collect::<Result<_>>()?;
-    let mut cols: Vec<Vector> = q
-        .select
-        .iter()
-        .map(|(_, e)| Vector::empty(e.ty, 0))
-        .collect();
     let mut place = vec![0u32; idx.len()];
     let mut n = 0u32;
+    let mut by_column: Vec<Vec<Vector>> = q.select.iter().map(|_| Vec::new()).collect();
     for (positions, vs) in parts {
-        for (a, v) in cols.iter_mut().zip(vs) {
-            a.append_owned(v);
+        for (a, v) in by_column.iter_mut().zip(vs) {
+            a.push(v);
         }
         for p in positions {
             place[p] = n;
             n += 1;
         }
     }
+    let cols = concat_columns(q.select.iter().map(|(_, e)| e.ty), by_column);
     Ok(select_rows(q, cols, &place))
+}
+
+/// Each column's blocks' parts (of the types `types`) as one vector.
+fn concat_columns(types: impl Iterator<Item = LType>, parts: Vec<Vec<Vector>>) -> Vec<Vector> {
+    types
+        .zip(parts)
+        .map(|(ty, p)| Vector::concat(ty, p))
+        .collect()
 }
 
 fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
@@ -716,29 +721,23 @@ fn run_rows(plan: &Plan, table: &Table) -> Result<QueryResult> {
             .map(|&b| rows_of_block(plan, table, b, keep, true))
             .collect::<Result<_>>()?
     };
-    let mut order: Vec<Vector> = q
-        .order
-        .iter()
-        .map(|o| Vector::empty(o.expr.ty, 0))
-        .collect();
-    let mut cols: Vec<Vector> = q
-        .select
-        .iter()
-        .map(|(_, e)| Vector::empty(e.ty, 0))
-        .collect();
     let order_rows: usize = outs
         .iter()
         .map(|o| o.order.first().map_or(0, |v| v.len()))
         .sum();
     // Moved, not copied: each block's rows are held once.
+    let mut order_parts: Vec<Vec<Vector>> = q.order.iter().map(|_| Vec::new()).collect();
+    let mut col_parts: Vec<Vec<Vector>> = q.select.iter().map(|_| Vec::new()).collect();
     for o in outs {
-        for (a, b) in order.iter_mut().zip(o.order) {
-            a.append_owned(b);
+        for (a, b) in order_parts.iter_mut().zip(o.order) {
+            a.push(b);
         }
-        for (a, b) in cols.iter_mut().zip(o.cols) {
-            a.append_owned(b);
+        for (a, b) in col_parts.iter_mut().zip(o.cols) {
+            a.push(b);
         }
     }
+    let order = concat_columns(q.order.iter().map(|o| o.expr.ty), order_parts);
+    let cols = concat_columns(q.select.iter().map(|(_, e)| e.ty), col_parts);
     let n = cols.first().map_or(order_rows, |c| c.len());
     let mut idx = sort_in_order(&q.order, &order, (0..n).collect(), keep);
     let off = (q.offset as usize).min(idx.len());
