@@ -97,12 +97,21 @@ impl<'a> Packed<'a> {
 
     /// Appends every integer, widened, to `out`.
     pub fn extend_into(&self, out: &mut Vec<u64>) {
+        self.extend_range_into(0, self.len(), out);
+    }
+
+    /// Appends the integers `start..end` (within `len()`), widened, to `out`.
+    pub fn extend_range_into(&self, start: usize, end: usize, out: &mut Vec<u64>) {
         match self {
-            Packed::W1(s) => out.extend(s.iter().map(|&v| u64::from(v))),
-            Packed::W2(s) => out.extend(s.iter().map(|&v| u64::from(v))),
-            Packed::W3(s) => out.extend(s.chunks_exact(3).map(|b| u64::from(u24(b)))),
-            Packed::W4(s) => out.extend(s.iter().map(|&v| u64::from(v))),
-            Packed::W8(s) => out.extend_from_slice(s),
+            Packed::W1(s) => out.extend(s[start..end].iter().map(|&v| u64::from(v))),
+            Packed::W2(s) => out.extend(s[start..end].iter().map(|&v| u64::from(v))),
+            Packed::W3(s) => out.extend(
+                s[3 * start..3 * end]
+                    .chunks_exact(3)
+                    .map(|b| u64::from(u24(b))),
+            ),
+            Packed::W4(s) => out.extend(s[start..end].iter().map(|&v| u64::from(v))),
+            Packed::W8(s) => out.extend_from_slice(&s[start..end]),
         }
     }
 
@@ -173,6 +182,9 @@ mod tests {
             let mut out = Vec::new();
             p.extend_into(&mut out);
             assert_eq!(out, sorted);
+            let mut part = vec![7];
+            p.extend_range_into(5, 12, &mut part);
+            assert_eq!(part[1..], sorted[5..12]);
             assert_eq!(
                 p.lower_bound(sorted[10]),
                 sorted.partition_point(|&x| x < sorted[10])

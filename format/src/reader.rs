@@ -1013,17 +1013,25 @@ impl Keys<'_> {
     /// All keys, widened.
     pub fn to_vec(&self) -> Vec<u64> {
         let mut v = Vec::with_capacity(self.len());
-        self.packed.view().extend_into(&mut v);
+        self.extend_range_into(0, self.len(), &mut v);
+        v
+    }
+
+    /// Appends the keys `start..end` (within `len()`), widened, to `out`:
+    /// a few at a time where all of them would be a large allocation.
+    pub fn extend_range_into(&self, start: usize, end: usize, out: &mut Vec<u64>) {
+        let from = out.len();
+        self.packed.view().extend_range_into(start, end, out);
+        let added = &mut out[from..];
         if self.scale == 1 {
-            for k in &mut v {
+            for k in added {
                 *k = k.wrapping_add(self.min);
             }
         } else {
-            for k in &mut v {
+            for k in added {
                 *k = scale_key(k.wrapping_add(self.min), self.scale);
             }
         }
-        v
     }
 
     /// Index of the first key `>= key`.

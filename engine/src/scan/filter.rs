@@ -904,19 +904,28 @@ fn accepted(p: &Pred, ctx: &BlockCtx) -> Result<Option<(usize, Accept)>> {
             let depth = (usize::BITS - ks.len().leading_zeros()) as usize;
             if keys.len().saturating_mul(depth) > ks.len() {
                 // More keys than a search each pays for (a semi-join's key
-                // set): one merge of the two sorted lists.
-                let all = ks.to_vec();
-                let (mut i, mut j) = (0, 0);
-                while i < all.len() && j < keys.len() {
-                    match all[i].cmp(&keys[j]) {
-                        std::cmp::Ordering::Less => i += 1,
-                        std::cmp::Ordering::Greater => j += 1,
-                        std::cmp::Ordering::Equal => {
-                            idx.push(i);
-                            i += 1;
-                            j += 1;
+                // set): one merge of the two sorted lists, the block's keys
+                // decoded a few thousand at a time into one buffer.
+                const STEP: usize = 4096;
+                let mut all = Vec::with_capacity(STEP.min(ks.len()));
+                let (mut base, mut j) = (0, 0);
+                while base < ks.len() && j < keys.len() {
+                    let end = (base + STEP).min(ks.len());
+                    all.clear();
+                    ks.extend_range_into(base, end, &mut all);
+                    let mut i = 0;
+                    while i < all.len() && j < keys.len() {
+                        match all[i].cmp(&keys[j]) {
+                            std::cmp::Ordering::Less => i += 1,
+                            std::cmp::Ordering::Greater => j += 1,
+                            std::cmp::Ordering::Equal => {
+                                idx.push(base + i);
+                                i += 1;
+                                j += 1;
+                            }
                         }
                     }
+                    base = end;
                 }
             } else {
                 for k in keys {
