@@ -474,12 +474,11 @@ impl Operator for HashJoin {
             seen
         };
         let left_only = |keep: &[u32]| -> Batch { l.gather(keep) };
-        let both = |l: Batch, li: &[u32], r: Batch, ri: &[u32]| both_sides(ctx, l, li, r, ri);
         Ok(match &self.kind {
             JoinKind::Inner => {
                 let (li, ri): (Vec<u32>, Vec<u32>) = m.pairs.iter().copied().unzip();
                 drop(m);
-                both(l, &li, r, &ri)?
+                both_sides(ctx, l, &li, r, &ri)?
             }
             JoinKind::Left | JoinKind::Full => {
                 let mut li = Vec::with_capacity(m.pairs.len());
@@ -510,7 +509,7 @@ impl Operator for HashJoin {
                     }
                 }
                 drop(m);
-                both(l, &li, r, &ri)?
+                both_sides(ctx, l, &li, r, &ri)?
             }
             JoinKind::Right => {
                 let mut seen = vec![false; r.rows];
@@ -529,7 +528,7 @@ impl Operator for HashJoin {
                     }
                 }
                 drop(m);
-                both(l, &li, r, &ri)?
+                both_sides(ctx, l, &li, r, &ri)?
             }
             JoinKind::Semi => {
                 let seen = matched_left();
